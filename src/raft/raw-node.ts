@@ -1,0 +1,197 @@
+// RawNode: the application's handle on the core. It turns the state machine's buffered output into Ready
+// batches and takes the application's acknowledgement (advance) that a batch was persisted and applied.
+import type { ConfChange, ConfState, Entry, HardState, Message, NodeId, Ready, SoftState } from './types.js';
+import type { RaftConfig } from './raft.js';
+import type { ProgressState } from './progress.js';
+import { Raft } from './raft.js';
+import { RaftError, invariant } from './errors.js';
+import { encodeConfChange, hardStateEqual, msg } from './types.js';
+
+export type { RaftConfig, PlantedBugs } from './raft.js';
+
+export interface ProgressStatus {
+  readonly match: number;
+  readonly next: number;
+  readonly state: ProgressState;
+  readonly isLearner: boolean;
+  readonly recentActive: boolean;
+}
+
+export interface RaftStatus {
+  readonly id: NodeId;
+  readonly hardState: HardState;
+  readonly softState: SoftState;
+  readonly applied: number;
+  readonly lastIndex: number;
+  readonly firstIndex: number;
+  readonly leadTransferee: NodeId;
+  readonly config: ConfState;
+  /** Only on the leader. */
+  readonly progress: ReadonlyMap<NodeId, ProgressStatus>;
+}
+
+interface Outstanding {
+  readonly lastEntry?: { index: number; term: number };
+  readonly snapIndex?: number;
+  readonly appliedTo?: number;
+  readonly committedEntries: readonly Entry[];
+}
+
+export class RawNode {
+  readonly raft: Raft;
+  private prevSoftState: SoftState;
+  private prevHardState: HardState;
+  /** The Ready handed out and not yet advanced. Only one may be outstanding. */
+  private outstanding: Outstanding | undefined;
+
+  constructor(cfg: RaftConfig) {
+    this.raft = new Raft(cfg);
+    this.prevSoftState = this.raft.softState();
+    this.prevHardState = this.raft.hardState();
+  }
+
+  get id(): NodeId {
+    return this.raft.id;
+  }
+
+  tick(): void {
+    this.raft.tick();
+  }
+
+  /** Starts an election now (a pre-election first if pre-vote is on). */
+  campaign(): void {
+    this.raft.step(msg({ type: 'hup', from: this.raft.id }));
+  }
+
+  /** Proposes data. Throws RaftError RAFT_PROPOSAL_DROPPED (with a leader hint) when it cannot be taken. */
+  propose(data: Uint8Array): void {
+    this.raft.step(msg({ type: 'prop', from: this.raft.id, entries: [{ term: 0, index: 0, type: 'normal', data }] }));
+  }
+
+  /** Proposes a membership change; at most one may be uncommitted (unapplied) at a time. */
+  proposeConfChange(cc: ConfChange): void {
+    this.raft.step(msg({ type: 'prop', from: this.raft.id, entries: [{ term: 0, index: 0, type: 'confChange', data: encodeConfChange(cc) }] }));
+  }
+
+  /** Steps a message received from a peer. */
+  step(m: Message): void {
+    Raft.checkStepAllowed(m, this.raft.trk.progress.has(m.from) || this.raft.state !== 'leader');
+    this.raft.step(m);
+  }
+
+  /**
+   * Requests a linearizable read. `ctx` must be unique and non-empty; the read is safe to serve once a
+   * ReadState with the same ctx appears in a Ready and the application has applied up to its index.
+   */
+  readIndex(ctx: Uint8Array): void {
+    if (ctx.length === 0) throw new RaftError('RAFT_INVARIANT', 'raft: read index context must not be empty');
+    this.raft.step(msg({ type: 'readIndex', from: this.raft.id, context: ctx }));
+  }
+
+  /** Asks the leader to hand leadership to `to`. */
+  transferLeader(to: NodeId): void {
+    this.raft.step(msg({ type: 'transferLeader', from: to, to: this.raft.lead }));
+  }
+
+  reportUnreachable(id: NodeId): void {
+    this.raft.step(msg({ type: 'unreachable', from: id }));
+  }
+
+  reportSnapshot(id: NodeId, ok: boolean): void {
+    this.raft.step(msg({ type: 'snapStatus', from: id, reject: !ok }));
+  }
+
+  applyConfChange(cc: ConfChange): ConfState {
+    return this.raft.applyConfChange(cc);
+  }
+
+  hasReady(): boolean {
+    if (this.outstanding) return false;
+    const r = this.raft;
+    const ss = r.softState();
+    if (ss.lead !== this.prevSoftState.lead || ss.raftState !== this.prevSoftState.raftState) return true;
+    const hs = r.hardState();
+    if (!hardStateEqual(hs, this.prevHardState)) return true;
+    if (r.raftLog.unstable.nextSnapshot()) return true;
+    return r.msgs.length > 0 || r.raftLog.hasNextUnstableEnts() || r.raftLog.hasNextCommittedEnts() || r.readStates.length > 0;
+  }
+
+  ready(): Ready {
+    invariant(this.outstanding === undefined, 'ready() called again before advance()');
+    const r = this.raft;
+    const entries = r.raftLog.nextUnstableEnts();
+    const snapshot = r.raftLog.unstable.nextSnapshot();
+    const committedEntries = r.raftLog.nextCommittedEnts();
+    const ss = r.softState();
+    const hs = r.hardState();
+    const softChanged = ss.lead !== this.prevSoftState.lead || ss.raftState !== this.prevSoftState.raftState;
+    const hardChanged = !hardStateEqual(hs, this.prevHardState);
+    // Term and vote must be durable before any message that relies on them leaves; so must entries.
+    const mustSync = entries.length > 0 || hs.term !== this.prevHardState.term || hs.vote !== this.prevHardState.vote;
+    const rd: Ready = {
+      ...(softChanged ? { softState: ss } : {}),
+      ...(hardChanged ? { hardState: hs } : {}),
+      ...(snapshot ? { snapshot } : {}),
+      readStates: r.readStates,
+      entries,
+      committedEntries,
+      messages: r.msgs,
+      mustSync,
+    };
+    r.msgs = [];
+    r.readStates = [];
+    r.raftLog.unstable.acceptInProgress();
+    const lastCommitted = committedEntries[committedEntries.length - 1];
+    if (lastCommitted) r.raftLog.acceptApplying(lastCommitted.index);
+    if (softChanged) this.prevSoftState = ss;
+    if (hardChanged) this.prevHardState = hs;
+    const lastEntry = entries[entries.length - 1];
+    this.outstanding = {
+      ...(lastEntry ? { lastEntry: { index: lastEntry.index, term: lastEntry.term } } : {}),
+      ...(snapshot ? { snapIndex: snapshot.metadata.index } : {}),
+      ...(lastCommitted ? { appliedTo: lastCommitted.index } : {}),
+      committedEntries,
+    };
+    return rd;
+  }
+
+  /** The last Ready was persisted, sent and applied. */
+  advance(): void {
+    const o = this.outstanding;
+    invariant(o !== undefined, 'advance() without ready()');
+    this.outstanding = undefined;
+    const log = this.raft.raftLog;
+    if (o.snapIndex !== undefined) {
+      log.unstable.stableSnapTo(o.snapIndex);
+      log.appliedTo(o.snapIndex);
+    }
+    if (o.lastEntry) log.unstable.stableTo(o.lastEntry.index, o.lastEntry.term);
+    if (o.appliedTo !== undefined) {
+      log.appliedTo(o.appliedTo);
+      this.raft.reduceUncommittedSize(o.committedEntries);
+    }
+    this.raft.onPersisted();
+  }
+
+  status(): RaftStatus {
+    const r = this.raft;
+    const progress = new Map<NodeId, ProgressStatus>();
+    if (r.state === 'leader') {
+      for (const id of r.trk.ids()) {
+        const pr = r.trk.progress.get(id);
+        if (pr) progress.set(id, { match: pr.match, next: pr.next, state: pr.state, isLearner: pr.isLearner, recentActive: pr.recentActive });
+      }
+    }
+    return {
+      id: r.id,
+      hardState: r.hardState(),
+      softState: r.softState(),
+      applied: r.raftLog.applied,
+      lastIndex: r.raftLog.lastIndex(),
+      firstIndex: r.raftLog.firstIndex(),
+      leadTransferee: r.leadTransferee,
+      config: r.confState(),
+      progress,
+    };
+  }
+}
