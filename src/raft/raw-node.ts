@@ -68,6 +68,15 @@ export class RawNode {
     this.raft.step(msg({ type: 'prop', from: this.raft.id, entries: [{ term: 0, index: 0, type: 'normal', data }] }));
   }
 
+  /**
+   * Proposes many entries in one step: one log append and one message per follower for the whole batch.
+   * The server batches client writes this way.
+   */
+  proposeBatch(datas: readonly Uint8Array[]): void {
+    if (datas.length === 0) return;
+    this.raft.step(msg({ type: 'prop', from: this.raft.id, entries: datas.map((data) => ({ term: 0, index: 0, type: 'normal' as const, data })) }));
+  }
+
   /** Proposes a membership change; at most one may be uncommitted (unapplied) at a time. */
   proposeConfChange(cc: ConfChange): void {
     this.raft.step(msg({ type: 'prop', from: this.raft.id, entries: [{ term: 0, index: 0, type: 'confChange', data: encodeConfChange(cc) }] }));
