@@ -8,7 +8,6 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
 function printable(data: Uint8Array): string {
   if (data.length === 0) return '';
   const s = decoder.decode(data);
-  // eslint-disable-next-line no-control-regex
   if (/^[\x20-\x7e]*$/.test(s)) return JSON.stringify(s.length > 40 ? `${s.slice(0, 37)}...` : s);
   return `<${data.length}B>`;
 }

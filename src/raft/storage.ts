@@ -45,12 +45,23 @@ export function limitSize(ents: Entry[], maxSize: number): Entry[] {
 
 export class MemoryStorage implements Storage {
   private hardState: HardState = EMPTY_HARD_STATE;
+  /** The configuration as of the application's applied index, if it keeps one (else the snapshot's). */
+  private confState: ConfState | undefined;
   private snap: Snapshot = emptySnapshot();
   // ents[0] is a dummy holding the snapshot's index and term; ents[i] has index ents[0].index + i.
   private ents: Entry[] = [{ term: 0, index: 0, type: 'normal', data: new Uint8Array(0) }];
 
   initialState(): InitialState {
-    return { hardState: this.hardState, confState: this.snap.metadata.confState };
+    return { hardState: this.hardState, confState: this.confState ?? this.snap.metadata.confState };
+  }
+
+  /**
+   * Records the configuration in force at the application's applied index. An application that restarts
+   * with `applied` beyond the snapshot must keep this too, since conf changes up to `applied` are not
+   * replayed to the core.
+   */
+  setConfState(cs: ConfState): void {
+    this.confState = cs;
   }
 
   setHardState(hs: HardState): void {
@@ -96,6 +107,7 @@ export class MemoryStorage implements Storage {
   applySnapshot(snap: Snapshot): void {
     if (this.snap.metadata.index >= snap.metadata.index) throw errSnapOutOfDate();
     this.snap = snap;
+    this.confState = undefined;
     this.ents = [{ term: snap.metadata.term, index: snap.metadata.index, type: 'normal', data: new Uint8Array(0) }];
   }
 
