@@ -1,0 +1,185 @@
+// The store's disk: classic-level holding one record per revision (key 'r'+main+sub), leases ('l'+id)
+// and metadata ('m'+name). Writes collect in a buffer that reads see at once and that is written as one
+// atomic batch, together with the consistent index that describes it.
+import { ClassicLevel } from 'classic-level';
+import { pack, unpack } from 'msgpackr';
+import { stat, readdir } from 'node:fs/promises';
+import { KvStoreError } from './errors.js';
+
+type Db = ClassicLevel<Buffer, Buffer>;
+
+const FORMAT_KEY = Buffer.from('m:format');
+const FORMAT = 'setpoint-kv/1';
+
+export function metaKey(name: string): Buffer {
+  return Buffer.from(`m:${name}`);
+}
+
+/** Keys compare as binary strings; the buffer is keyed by latin1 so Map lookups are exact. */
+function bkey(k: Buffer): string {
+  return k.toString('latin1');
+}
+
+export class Backend {
+  /** Unflushed writes: value, or null for a delete. Reads consult it before the database. */
+  private pending = new Map<string, Buffer | null>();
+  private flushing: Promise<void> | undefined;
+  /** Bytes of live data written minus bytes deleted: the store's size for quota purposes. */
+  size = 0;
+
+  private constructor(
+    private readonly db: Db,
+    readonly dir: string,
+  ) {}
+
+  static async open(dir: string): Promise<Backend> {
+    let existing: string[] = [];
+    try {
+      const st = await stat(dir);
+      if (!st.isDirectory()) throw new KvStoreError('KV_FOREIGN_DIR', `${dir} is not a directory`);
+      existing = await readdir(dir);
+    } catch (e) {
+      if (e instanceof KvStoreError) throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    const looksLikeLevel = existing.includes('CURRENT');
+    if (existing.length > 0 && !looksLikeLevel) {
+      throw new KvStoreError('KV_FOREIGN_DIR', `${dir} is not a Setpoint key-value data directory (it holds other files)`);
+    }
+    const db: Db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer', createIfMissing: true });
+    try {
+      await db.open();
+    } catch (e) {
+      const cause = (e as { cause?: Error }).cause;
+      throw new KvStoreError('KV_CORRUPT', `cannot open key-value data in ${dir}: ${cause?.message ?? (e as Error).message}`);
+    }
+    const fmt = await db.get(FORMAT_KEY);
+    if (fmt === undefined) {
+      if (looksLikeLevel) {
+        // A LevelDB that is not ours (or one whose first write never completed but holds other keys).
+        const it = db.keys({ limit: 1 });
+        const any = await it.next();
+        await it.close();
+        if (any !== undefined) {
+          await db.close();
+          throw new KvStoreError('KV_FOREIGN_DIR', `${dir} holds a LevelDB database that is not a Setpoint key-value store`);
+        }
+      }
+      await db.put(FORMAT_KEY, Buffer.from(FORMAT), { sync: true });
+    } else if (fmt.toString() !== FORMAT) {
+      await db.close();
+      throw new KvStoreError('KV_VERSION', `${dir} holds key-value data in format ${fmt.toString()}, this build reads ${FORMAT}`);
+    }
+    return new Backend(db, dir);
+  }
+
+  put(key: Buffer, value: Buffer): void {
+    this.pending.set(bkey(key), value);
+  }
+
+  del(key: Buffer): void {
+    this.pending.set(bkey(key), null);
+  }
+
+  putMeta(name: string, value: unknown): void {
+    this.put(metaKey(name), pack(value));
+  }
+
+  async getMeta<T>(name: string): Promise<T | undefined> {
+    const v = await this.read(metaKey(name));
+    return v === undefined ? undefined : (unpack(v) as T);
+  }
+
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Writes the buffered changes as one atomic batch. Concurrent callers share one write. */
+  async flush(sync = false): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    const ops = [];
+    for (const [k, v] of batch) {
+      const key = Buffer.from(k, 'latin1');
+      ops.push(v === null ? { type: 'del' as const, key } : { type: 'put' as const, key, value: v });
+    }
+    // While the batch is in flight its entries must stay visible to reads: keep them as a lower layer.
+    this.inflight = batch;
+    this.flushing = this.db.batch(ops, { sync }).finally(() => {
+      this.flushing = undefined;
+      this.inflight = undefined;
+    });
+    await this.flushing;
+  }
+
+  private inflight: Map<string, Buffer | null> | undefined;
+
+  /** Looks a key up in the write buffers only (pending, then in-flight). */
+  private buffered(key: Buffer): Buffer | null | undefined {
+    const k = bkey(key);
+    const p = this.pending.get(k);
+    if (p !== undefined) return p;
+    return this.inflight?.get(k);
+  }
+
+  /** Point read that sees buffered writes, including a batch being written. */
+  async read(key: Buffer): Promise<Buffer | undefined> {
+    const b = this.buffered(key);
+    if (b !== undefined) return b ?? undefined;
+    return this.db.get(key);
+  }
+
+  /**
+   * Iterates [gte, lt) in key order, merging buffered writes over the database. Buffered keys are few
+   * (flushed often), so they are sorted and merged on the fly.
+   */
+  async *iterate(gte: Buffer, lt: Buffer): AsyncGenerator<[Buffer, Buffer]> {
+    const lo = bkey(gte);
+    const hi = bkey(lt);
+    const overlay = new Map<string, Buffer | null>();
+    if (this.inflight) for (const [k, v] of this.inflight) if (k >= lo && k < hi) overlay.set(k, v);
+    for (const [k, v] of this.pending) if (k >= lo && k < hi) overlay.set(k, v);
+    const extra = [...overlay.keys()].sort();
+    let xi = 0;
+    const it = this.db.iterator({ gte, lt });
+    try {
+      for (;;) {
+        const entry = await it.next();
+        const dk = entry ? bkey(entry[0]) : undefined;
+        // Emit buffered keys that sort before the next database key.
+        while (xi < extra.length && (dk === undefined || (extra[xi] as string) <= dk)) {
+          const k = extra[xi++] as string;
+          const v = overlay.get(k);
+          if (v) yield [Buffer.from(k, 'latin1'), v];
+        }
+        if (!entry) return;
+        if (overlay.has(dk as string)) continue; // the buffer overrides this database entry
+        yield entry;
+      }
+    } finally {
+      await it.close();
+    }
+  }
+
+  /** Deletes every key in [gte, lt) (in batches), buffered writes included. */
+  async clearRange(gte: Buffer, lt: Buffer): Promise<void> {
+    await this.flush();
+    await this.db.clear({ gte, lt });
+  }
+
+  /** Approximate bytes on disk for a key range. */
+  async approximateSize(gte: Buffer, lt: Buffer): Promise<number> {
+    return this.db.approximateSize(gte, lt);
+  }
+
+  async compactRange(gte: Buffer, lt: Buffer): Promise<void> {
+    await this.db.compactRange(gte, lt);
+  }
+
+  async close(): Promise<void> {
+    await this.flush(true);
+    await this.db.close();
+  }
+}

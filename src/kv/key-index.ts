@@ -1,0 +1,137 @@
+// The history of one key as generations: a generation runs from a create to a delete (tombstone). The
+// index answers "which revision of this key is visible at revision R" without touching the backend, and
+// holds the current value so reads at the head never need the disk.
+//
+// Example (key "foo"): put@2, put@4, delete@6, put@8 gives generations
+//   {created 2, ver 3, revs [2, 4, 6(tombstone)]}, {created 8, ver 1, revs [8]}
+// compact(5) keeps rev 4 (the latest <= 5) and drops rev 2; compact(7) drops the whole first
+// generation, since the key was deleted at or before 7.
+import type { Revision } from './revision.js';
+
+export class Generation {
+  /** Number of puts in this generation (the tombstone is not one). */
+  ver = 0;
+  /** Main revision of the put that created the generation. */
+  created = 0;
+  // Parallel arrays of revisions in this generation (main, sub), oldest first: one packed array per
+  // field instead of one object per revision keeps a million keys small.
+  mains: number[] = [];
+  subs: number[] = [];
+
+  isEmpty(): boolean {
+    return this.mains.length === 0;
+  }
+}
+
+export interface VisibleRevision {
+  readonly main: number;
+  readonly sub: number;
+  readonly created: number;
+  readonly version: number;
+}
+
+export class KeyIndex {
+  readonly key: string;
+  /** The last generation is the current one; if it is empty the key is deleted. */
+  generations: Generation[] = [new Generation()];
+  /** The current value (latin1) and lease while the key is live; undefined once deleted. */
+  value: string | undefined;
+  lease = '0';
+
+  constructor(key: string) {
+    this.key = key;
+  }
+
+  private current(): Generation {
+    return this.generations[this.generations.length - 1] as Generation;
+  }
+
+  /** Records a put at (main, sub). `created`/`version` restore a generation whose start was compacted. */
+  put(main: number, sub: number, restore?: { created: number; version: number }): void {
+    const g = this.current();
+    if (g.isEmpty()) {
+      g.created = restore ? restore.created : main;
+      g.ver = restore ? restore.version - 1 : 0;
+    }
+    g.mains.push(main);
+    g.subs.push(sub);
+    g.ver++;
+  }
+
+  /** Records a delete at (main, sub) and opens a new, empty generation. */
+  tombstone(main: number, sub: number): void {
+    const g = this.current();
+    g.mains.push(main);
+    g.subs.push(sub);
+    this.generations.push(new Generation());
+    this.value = undefined;
+    this.lease = '0';
+  }
+
+  isLive(): boolean {
+    return !this.current().isEmpty();
+  }
+
+  /** Whether the key has no history at all (every generation compacted away). */
+  isEmpty(): boolean {
+    return this.generations.length === 1 && this.current().isEmpty();
+  }
+
+  /** The last modification (put or delete). */
+  modified(): Revision | undefined {
+    for (let i = this.generations.length - 1; i >= 0; i--) {
+      const g = this.generations[i] as Generation;
+      const n = g.mains.length;
+      if (n > 0) return { main: g.mains[n - 1] as number, sub: g.subs[n - 1] as number };
+    }
+    return undefined;
+  }
+
+  /** The revision of this key visible at `atRev`, or undefined if the key did not exist then. */
+  get(atRev: number): VisibleRevision | undefined {
+    const last = this.generations.length - 1;
+    for (let i = last; i >= 0; i--) {
+      const g = this.generations[i] as Generation;
+      if (g.isEmpty()) continue;
+      const n = g.mains.length;
+      if (i !== last && (g.mains[n - 1] as number) <= atRev) return undefined; // deleted at or before atRev
+      if ((g.mains[0] as number) > atRev) continue; // the generation started later
+      // The latest revision <= atRev within the generation.
+      for (let j = n - 1; j >= 0; j--) {
+        const m = g.mains[j] as number;
+        if (m <= atRev) return { main: m, sub: g.subs[j] as number, created: g.created, version: g.ver - (n - 1 - j) + (i !== last ? 1 : 0) };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Forgets history superseded at `atRev`. Returns the revision that must stay in the backend (the
+   * value visible at atRev), if any. After this, isEmpty() tells whether the key can be dropped.
+   */
+  compact(atRev: number): Revision | undefined {
+    // Drop closed generations whose tombstone is at or before atRev.
+    let gi = 0;
+    while (gi < this.generations.length - 1) {
+      const g = this.generations[gi] as Generation;
+      if ((g.mains[g.mains.length - 1] as number) > atRev) break;
+      gi++;
+    }
+    if (gi > 0) this.generations = this.generations.slice(gi);
+    const g = this.generations[0] as Generation;
+    if (g.isEmpty()) return undefined;
+    let j = -1;
+    for (let k = g.mains.length - 1; k >= 0; k--) {
+      if ((g.mains[k] as number) <= atRev) {
+        j = k;
+        break;
+      }
+    }
+    if (j < 0) return undefined;
+    if (j > 0) {
+      g.mains = g.mains.slice(j);
+      g.subs = g.subs.slice(j);
+    }
+    return { main: g.mains[0] as number, sub: g.subs[0] as number };
+  }
+}

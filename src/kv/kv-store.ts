@@ -1,0 +1,667 @@
+// The MVCC key-value store with etcd 3.4's semantics: every write transaction that changes something
+// creates one new main revision; history is kept until compacted; reads at any retained revision. The
+// index and current values live in memory; history lives in the backend, keyed by revision.
+import btree from 'sorted-btree';
+import { pack, unpack } from 'msgpackr';
+import { crc32 } from 'node:zlib';
+import type {
+  Compare,
+  DeleteRangeRequest,
+  DeleteRangeResponse,
+  KeyValue,
+  KvEvent,
+  PutRequest,
+  PutResponse,
+  RangeRequest,
+  RangeResponse,
+  RequestOp,
+  ResponseOp,
+  TxnRequest,
+  TxnResponse,
+} from './types.js';
+import type { KeyRange } from './key-range.js';
+import type { VisibleRevision } from './key-index.js';
+import { Backend } from './backend.js';
+import { KeyIndex } from './key-index.js';
+import { etcdError } from './errors.js';
+import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
+import { fromKey, keyRange, toKey } from './key-range.js';
+import { DEFAULT_MAX_TXN_OPS, checkRange, checkTxn } from './txn-check.js';
+import { Lessor } from './lessor.js';
+
+export interface KvStoreOptions {
+  /** Writes fail with NOSPACE once the backend holds more than this (etcd default 2 GiB). */
+  readonly quotaBackendBytes?: number;
+  readonly maxTxnOps?: number;
+  /** Minimum lease TTL in seconds. */
+  readonly minLeaseTtl?: number;
+  readonly now?: () => number;
+}
+
+/** A record in the backend: [key, value, createRevision, version, lease, tombstone]. */
+type StoredRecord = [Buffer, Buffer, number, number, string, 0 | 1];
+
+export type CommitListener = (rev: number, events: readonly KvEvent[]) => void;
+
+// sorted-btree is CommonJS with its class on `default`.
+const BTree = btree.default;
+const EMPTY = Buffer.alloc(0);
+const LEASE_PREFIX = 0x6c; // 'l'
+const DEFAULT_QUOTA = 2 * 1024 * 1024 * 1024;
+
+function leaseKey(id: string): Buffer {
+  return Buffer.concat([Buffer.from([LEASE_PREFIX]), Buffer.from(id)]);
+}
+
+function cmpLease(a: string, b: string): number {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function cmpNum(a: number, b: number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function cmpBytes(a: Uint8Array, b: Uint8Array): number {
+  return Buffer.compare(a, b);
+}
+
+/** One write transaction in progress: its revision, its changes so far and the events they make. */
+interface WriteTxn {
+  readonly main: number;
+  sub: number;
+  readonly events: KvEvent[];
+  /** Backend bytes this txn adds (for the quota). */
+  cost: number;
+}
+
+export class KvStore {
+  private readonly index = new BTree<string, KeyIndex>();
+  /** Revision of the last write transaction that changed something; 1 for an empty store. */
+  currentRev = 1;
+  /** Revisions below this are gone (0: never compacted). */
+  compactRev = 0;
+  /** The last Raft index applied to this store; stored atomically with the data it describes. */
+  consistentIndex = 0;
+  /** Set once a write would exceed the quota; writes stay refused until disarmed (etcd's NOSPACE alarm). */
+  noSpaceAlarm = false;
+  readonly lessor: Lessor;
+  private readonly listeners: CommitListener[] = [];
+  private readonly quota: number;
+  private readonly maxTxnOps: number;
+  /** Physical compaction running in the background (its promise), so callers can await it. */
+  private compacting: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly backend: Backend,
+    opts: KvStoreOptions,
+  ) {
+    this.quota = opts.quotaBackendBytes && opts.quotaBackendBytes > 0 ? opts.quotaBackendBytes : DEFAULT_QUOTA;
+    this.maxTxnOps = opts.maxTxnOps ?? DEFAULT_MAX_TXN_OPS;
+    this.lessor = new Lessor(opts.minLeaseTtl ?? 2, opts.now ?? Date.now);
+  }
+
+  static async open(dir: string, opts: KvStoreOptions = {}): Promise<KvStore> {
+    const backend = await Backend.open(dir);
+    const s = new KvStore(backend, opts);
+    await s.load();
+    return s;
+  }
+
+  /** Rebuilds the in-memory index, current values and leases from the backend. */
+  private async load(): Promise<void> {
+    this.consistentIndex = (await this.backend.getMeta<number>('consistentIndex')) ?? 0;
+    this.compactRev = (await this.backend.getMeta<number>('compactRev')) ?? 0;
+    this.noSpaceAlarm = (await this.backend.getMeta<boolean>('noSpaceAlarm')) ?? false;
+    let size = 0;
+    for await (const [k, v] of this.backend.iterate(Buffer.from([REV_PREFIX]), Buffer.from([REV_PREFIX + 1]))) {
+      const rev = parseRevKey(k);
+      const [key, value, created, version, lease, tomb] = unpack(v) as StoredRecord;
+      const skey = key.toString('latin1');
+      let ki = this.index.get(skey);
+      if (!ki) {
+        ki = new KeyIndex(skey);
+        this.index.set(skey, ki);
+      }
+      if (tomb === 1) {
+        ki.tombstone(rev.main, rev.sub);
+      } else {
+        ki.put(rev.main, rev.sub, { created, version });
+        ki.value = value.toString('latin1');
+        ki.lease = lease;
+      }
+      this.currentRev = Math.max(this.currentRev, rev.main);
+      size += k.length + v.length;
+    }
+    this.currentRev = Math.max(this.currentRev, this.compactRev, (await this.backend.getMeta<number>('currentRev')) ?? 1);
+    for await (const [k, v] of this.backend.iterate(Buffer.from([LEASE_PREFIX]), Buffer.from([LEASE_PREFIX + 1]))) {
+      const id = k.subarray(1).toString();
+      const { ttl } = unpack(v) as { ttl: number };
+      this.lessor.restore(id, ttl);
+      size += k.length + v.length;
+    }
+    for (const [key, ki] of this.index.entries()) if (ki.isLive() && ki.lease !== '0') this.lessor.attach(ki.lease, key);
+    this.backend.size = size;
+    // A compaction that was recorded but not finished before a crash: finish it now.
+    if (this.compactRev > 0) this.compacting = this.physicallyCompact(this.compactRev);
+  }
+
+  onCommit(l: CommitListener): () => void {
+    this.listeners.push(l);
+    return () => {
+      const i = this.listeners.indexOf(l);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Bytes the backend holds (logical), as reported by Status' dbSize. */
+  size(): number {
+    return this.backend.size;
+  }
+
+  // ---- reads ----
+
+  private kvFromIndex(ki: KeyIndex, v: VisibleRevision, value: Buffer): KeyValue {
+    return { key: fromKey(ki.key), createRevision: v.created, modRevision: v.main, version: v.version, value, lease: ki.lease };
+  }
+
+  /** The KeyValue of a visible revision: from memory if it is the current one, else from the backend. */
+  private async fetch(ki: KeyIndex, v: VisibleRevision): Promise<KeyValue> {
+    const mod = ki.modified();
+    if (ki.value !== undefined && mod && mod.main === v.main && mod.sub === v.sub) return this.kvFromIndex(ki, v, fromKey(ki.value));
+    const raw = await this.backend.read(revKey(v.main, v.sub));
+    // Compacted away between the index lookup and the read.
+    if (!raw) throw etcdError('COMPACTED');
+    const [key, value, created, version, lease] = unpack(raw) as StoredRecord;
+    return { key, createRevision: created, modRevision: v.main, version, value, lease };
+  }
+
+  /** Current KeyValue of a live key (synchronous: from memory). */
+  private currentKv(ki: KeyIndex): KeyValue | undefined {
+    if (ki.value === undefined) return undefined;
+    const v = ki.get(Number.MAX_SAFE_INTEGER);
+    if (!v) return undefined;
+    return this.kvFromIndex(ki, v, fromKey(ki.value));
+  }
+
+  /** Visits the keys of a range in key order. */
+  private visit(r: KeyRange, f: (ki: KeyIndex) => boolean | void): void {
+    if (r.end === undefined) {
+      const ki = this.index.get(r.start);
+      if (ki) f(ki);
+      return;
+    }
+    for (const [k, ki] of this.index.entries(r.start)) {
+      if (r.end !== '' && k >= r.end) break;
+      if (f(ki) === false) break;
+    }
+  }
+
+  /** Keys visible at `atRev` in the range, in key order, with their visible revisions. */
+  private visible(r: KeyRange, atRev: number, limit = 0): [KeyIndex, VisibleRevision][] {
+    const out: [KeyIndex, VisibleRevision][] = [];
+    this.visit(r, (ki) => {
+      const v = ki.get(atRev);
+      if (v) out.push([ki, v]);
+      return limit <= 0 || out.length < limit;
+    });
+    return out;
+  }
+
+  private countVisible(r: KeyRange, atRev: number): number {
+    let n = 0;
+    this.visit(r, (ki) => {
+      if (ki.get(atRev)) n++;
+    });
+    return n;
+  }
+
+  /** Checks a requested revision against the compacted and current ones. */
+  private readRev(requested: number | undefined, head: number): number {
+    const rev = requested && requested > 0 ? requested : head;
+    if (rev > head) throw etcdError('FUTURE_REV');
+    if (rev < this.compactRev) throw etcdError('COMPACTED');
+    return rev;
+  }
+
+  async range(req: RangeRequest): Promise<RangeResponse> {
+    checkRange(req);
+    return this.rangeAt(req, this.currentRev);
+  }
+
+  /** A range as seen by a transaction whose view is at `head` (its own writes included). */
+  private async rangeAt(req: RangeRequest, head: number): Promise<RangeResponse> {
+    const rev = this.readRev(req.revision, head);
+    const r = keyRange(req.key, req.rangeEnd);
+    const header = { revision: head };
+    const sortOrder = req.sortOrder ?? 'NONE';
+    const sortTarget = req.sortTarget ?? 'KEY';
+    const filtered = !!(req.minModRevision || req.maxModRevision || req.minCreateRevision || req.maxCreateRevision);
+    const limit = req.limit ?? 0;
+    if (req.countOnly) return { header, kvs: [], more: false, count: this.countVisible(r, rev) };
+    // Without sorting or filtering, fetch one more than the limit to learn whether there is more.
+    const fetchAll = sortOrder !== 'NONE' || filtered || limit <= 0;
+    const count = this.countVisible(r, rev);
+    const vis = this.visible(r, rev, fetchAll ? 0 : limit + 1);
+    let kvs: KeyValue[] = [];
+    for (const [ki, v] of vis) kvs.push(await this.fetch(ki, v));
+    if (req.maxModRevision) kvs = kvs.filter((kv) => kv.modRevision <= (req.maxModRevision as number));
+    if (req.minModRevision) kvs = kvs.filter((kv) => kv.modRevision >= (req.minModRevision as number));
+    if (req.maxCreateRevision) kvs = kvs.filter((kv) => kv.createRevision <= (req.maxCreateRevision as number));
+    if (req.minCreateRevision) kvs = kvs.filter((kv) => kv.createRevision >= (req.minCreateRevision as number));
+    // Results come in key order; any other target sorts ascending unless told otherwise.
+    const order = sortTarget !== 'KEY' && sortOrder === 'NONE' ? 'ASCEND' : sortOrder;
+    if (order !== 'NONE') {
+      const by: (a: KeyValue, b: KeyValue) => number =
+        sortTarget === 'KEY'
+          ? (a, b) => cmpBytes(a.key, b.key)
+          : sortTarget === 'VERSION'
+            ? (a, b) => cmpNum(a.version, b.version)
+            : sortTarget === 'CREATE'
+              ? (a, b) => cmpNum(a.createRevision, b.createRevision)
+              : sortTarget === 'MOD'
+                ? (a, b) => cmpNum(a.modRevision, b.modRevision)
+                : (a, b) => cmpBytes(a.value, b.value);
+      kvs.sort(order === 'ASCEND' ? by : (a, b) => by(b, a));
+    }
+    let more = false;
+    if (limit > 0 && kvs.length > limit) {
+      kvs = kvs.slice(0, limit);
+      more = true;
+    }
+    if (req.keysOnly) kvs = kvs.map((kv) => ({ ...kv, value: EMPTY }));
+    return { header, kvs, more, count };
+  }
+
+  /** The value of one key at a revision (for watch prev_kv), or undefined. */
+  async kvAt(key: Uint8Array, rev: number): Promise<KeyValue | undefined> {
+    const ki = this.index.get(toKey(key));
+    const v = ki?.get(rev);
+    if (!ki || !v) return undefined;
+    try {
+      return await this.fetch(ki, v);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Events of revisions [from, to] in revision order, read from the backend (watch catch-up). Each
+   * revision's events are complete and in the order the transaction made them.
+   */
+  async *history(from: number, to: number): AsyncGenerator<{ rev: number; event: KvEvent }> {
+    for await (const [k, raw] of this.backend.iterate(revKey(from, 0), revKey(to + 1, 0))) {
+      const rev = parseRevKey(k);
+      const [key, value, created, version, lease, tomb] = unpack(raw) as StoredRecord;
+      const event: KvEvent =
+        tomb === 1
+          ? { type: 'DELETE', kv: { key, createRevision: 0, modRevision: rev.main, version: 0, value: EMPTY, lease: '0' } }
+          : { type: 'PUT', kv: { key, createRevision: created, modRevision: rev.main, version, value, lease } };
+      yield { rev: rev.main, event };
+    }
+  }
+
+  // ---- writes ----
+
+  private beginWrite(): WriteTxn {
+    return { main: this.currentRev + 1, sub: 0, events: [], cost: 0 };
+  }
+
+  private writeRecord(tx: WriteTxn, kv: KeyValue, tomb: boolean): void {
+    const k = revKey(tx.main, tx.sub);
+    const v = pack([Buffer.from(kv.key), Buffer.from(kv.value), kv.createRevision, kv.version, kv.lease, tomb ? 1 : 0] satisfies StoredRecord);
+    this.backend.put(k, v);
+    tx.cost += k.length + v.length;
+    tx.sub++;
+  }
+
+  private doPut(tx: WriteTxn, key: string, value: Buffer, lease: string): KeyValue {
+    let ki = this.index.get(key);
+    if (!ki) {
+      ki = new KeyIndex(key);
+      this.index.set(key, ki);
+    }
+    const prev = this.currentKv(ki);
+    if (prev && prev.lease !== '0') this.lessor.detach(prev.lease, key);
+    ki.put(tx.main, tx.sub);
+    ki.value = value.toString('latin1');
+    ki.lease = lease;
+    if (lease !== '0') this.lessor.attach(lease, key);
+    const v = ki.get(tx.main) as VisibleRevision;
+    const kv = this.kvFromIndex(ki, v, value);
+    this.writeRecord(tx, kv, false);
+    tx.events.push(prev ? { type: 'PUT', kv, prevKv: prev } : { type: 'PUT', kv });
+    return kv;
+  }
+
+  private doDelete(tx: WriteTxn, r: KeyRange): number {
+    const live: KeyIndex[] = [];
+    this.visit(r, (ki) => {
+      if (ki.isLive()) live.push(ki);
+    });
+    for (const ki of live) {
+      const prev = this.currentKv(ki) as KeyValue;
+      if (prev.lease !== '0') this.lessor.detach(prev.lease, ki.key);
+      const kv: KeyValue = { key: fromKey(ki.key), createRevision: 0, modRevision: tx.main, version: 0, value: EMPTY, lease: '0' };
+      ki.tombstone(tx.main, tx.sub);
+      this.writeRecord(tx, kv, true);
+      tx.events.push({ type: 'DELETE', kv, prevKv: prev });
+    }
+    return live.length;
+  }
+
+  /** Ends a write transaction: bumps the revision if it changed anything and tells the listeners. */
+  private endWrite(tx: WriteTxn, consistentIndex: number | undefined): number {
+    if (consistentIndex !== undefined) {
+      this.consistentIndex = consistentIndex;
+      this.backend.putMeta('consistentIndex', consistentIndex);
+    }
+    if (tx.sub === 0) return this.currentRev;
+    this.currentRev = tx.main;
+    this.backend.size += tx.cost;
+    for (const l of this.listeners) l(tx.main, tx.events);
+    return this.currentRev;
+  }
+
+  /** Records that a Raft entry was applied without changing the key space (idempotent replay). */
+  markApplied(consistentIndex: number): void {
+    this.consistentIndex = consistentIndex;
+    this.backend.putMeta('consistentIndex', consistentIndex);
+  }
+
+  /** Refuses writes that add data once the quota is hit (etcd's NOSPACE alarm). */
+  private checkQuota(cost: number): void {
+    if (this.noSpaceAlarm) throw etcdError('NO_SPACE');
+    if (cost > 0 && this.backend.size + cost > this.quota) {
+      this.noSpaceAlarm = true;
+      this.backend.putMeta('noSpaceAlarm', true);
+      throw etcdError('NO_SPACE');
+    }
+  }
+
+  disarmNoSpace(): void {
+    this.noSpaceAlarm = false;
+    this.backend.putMeta('noSpaceAlarm', false);
+  }
+
+  async put(req: PutRequest, consistentIndex?: number): Promise<PutResponse> {
+    const res = await this.txn({ success: [{ requestPut: req }] }, consistentIndex);
+    const op = res.responses[0];
+    if (!op || !('responsePut' in op)) throw new Error('put produced no response');
+    return op.responsePut;
+  }
+
+  async deleteRange(req: DeleteRangeRequest, consistentIndex?: number): Promise<DeleteRangeResponse> {
+    const res = await this.txn({ success: [{ requestDeleteRange: req }] }, consistentIndex);
+    const op = res.responses[0];
+    if (!op || !('responseDeleteRange' in op)) throw new Error('delete produced no response');
+    return op.responseDeleteRange;
+  }
+
+  private compareOne(c: Compare): boolean {
+    const r = keyRange(c.key, c.rangeEnd);
+    const kvs: KeyValue[] = [];
+    this.visit(r, (ki) => {
+      const kv = this.currentKv(ki);
+      if (kv) kvs.push(kv);
+    });
+    if (kvs.length === 0) {
+      // A missing key has no value to compare; every other target compares against zero.
+      if (c.target === 'VALUE') return false;
+      return this.compareKv(c, { key: c.key, createRevision: 0, modRevision: 0, version: 0, value: EMPTY, lease: '0' });
+    }
+    return kvs.every((kv) => this.compareKv(c, kv));
+  }
+
+  private compareKv(c: Compare, kv: KeyValue): boolean {
+    let res: number;
+    switch (c.target) {
+      case 'VALUE':
+        res = cmpBytes(kv.value, c.value ?? EMPTY);
+        break;
+      case 'CREATE':
+        res = cmpNum(kv.createRevision, c.createRevision ?? 0);
+        break;
+      case 'MOD':
+        res = cmpNum(kv.modRevision, c.modRevision ?? 0);
+        break;
+      case 'VERSION':
+        res = cmpNum(kv.version, c.version ?? 0);
+        break;
+      case 'LEASE':
+        res = cmpLease(kv.lease, c.lease ?? '0');
+        break;
+    }
+    switch (c.result) {
+      case 'EQUAL':
+        return res === 0;
+      case 'NOT_EQUAL':
+        return res !== 0;
+      case 'GREATER':
+        return res > 0;
+      case 'LESS':
+        return res < 0;
+    }
+  }
+
+  /**
+   * The branch a txn (and each nested txn) takes, decided up front against the state before the txn,
+   * as etcd does: nested compares do not see the outer txn's writes.
+   */
+  private choosePath(req: TxnRequest): { succeeded: boolean; ops: readonly RequestOp[]; nested: Map<TxnRequest, boolean> } {
+    const nested = new Map<TxnRequest, boolean>();
+    const walk = (t: TxnRequest): boolean => {
+      const ok = (t.compare ?? []).every((c) => this.compareOne(c));
+      nested.set(t, ok);
+      for (const op of (ok ? t.success : t.failure) ?? []) if ('requestTxn' in op) walk(op.requestTxn);
+      return ok;
+    };
+    const succeeded = walk(req);
+    return { succeeded, ops: (succeeded ? req.success : req.failure) ?? [], nested };
+  }
+
+  /** Checks the chosen path before writing anything, so a failing txn changes nothing. */
+  private precheck(ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>, head: number): { writes: boolean } {
+    let writes = false;
+    for (const op of ops) {
+      if ('requestRange' in op) {
+        this.readRev(op.requestRange.revision, head);
+      } else if ('requestPut' in op) {
+        writes = true;
+        const p = op.requestPut;
+        if (p.ignoreValue || p.ignoreLease) {
+          const ki = this.index.get(toKey(p.key));
+          if (!ki || !ki.isLive()) throw etcdError('KEY_NOT_FOUND');
+        }
+        if (p.lease && p.lease !== '0' && !this.lessor.lookup(p.lease)) throw etcdError('LEASE_NOT_FOUND');
+      } else if ('requestDeleteRange' in op) {
+        writes = true;
+      } else if ('requestTxn' in op) {
+        const t = op.requestTxn;
+        const branch = (nested.get(t) ? t.success : t.failure) ?? [];
+        if (this.precheck(branch, nested, head).writes) writes = true;
+      }
+    }
+    return { writes };
+  }
+
+  /**
+   * Applies a transaction (Put and DeleteRange are one-op transactions). Writes are serialized: each
+   * starts after the previous one ended, so revisions are assigned in call order.
+   */
+  txn(req: TxnRequest, consistentIndex?: number): Promise<TxnResponse> {
+    const run = this.writeChain.then(() => this.applyTxn(req, consistentIndex));
+    this.writeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private writeChain: Promise<unknown> = Promise.resolve();
+
+  private async applyTxn(req: TxnRequest, consistentIndex: number | undefined): Promise<TxnResponse> {
+    checkTxn(req, this.maxTxnOps);
+    const { succeeded, ops, nested } = this.choosePath(req);
+    const { writes } = this.precheck(ops, nested, this.currentRev);
+    if (writes) this.checkQuota(this.hasPuts(ops, nested) ? 1 : 0);
+    const tx = this.beginWrite();
+    const responses = await this.execOps(tx, ops, nested);
+    const rev = this.endWrite(tx, consistentIndex);
+    return { header: { revision: rev }, succeeded, responses };
+  }
+
+  private hasPuts(ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>): boolean {
+    return ops.some((op) => 'requestPut' in op || ('requestTxn' in op && this.hasPuts((nested.get(op.requestTxn) ? op.requestTxn.success : op.requestTxn.failure) ?? [], nested)));
+  }
+
+  /** The revision a txn's reads see: its base revision, or the next one once it has written. */
+  private headOf(tx: WriteTxn): number {
+    return tx.sub > 0 ? tx.main : tx.main - 1;
+  }
+
+  private async execOps(tx: WriteTxn, ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>): Promise<ResponseOp[]> {
+    const out: ResponseOp[] = [];
+    for (const op of ops) {
+      if ('requestRange' in op) {
+        out.push({ responseRange: await this.rangeAt(op.requestRange, this.headOf(tx)) });
+      } else if ('requestPut' in op) {
+        out.push({ responsePut: this.execPut(tx, op.requestPut) });
+      } else if ('requestDeleteRange' in op) {
+        const d = op.requestDeleteRange;
+        const r = keyRange(d.key, d.rangeEnd);
+        const prevKvs: KeyValue[] = [];
+        if (d.prevKv) this.visit(r, (ki) => {
+          const kv = this.currentKv(ki);
+          if (kv) prevKvs.push(kv);
+        });
+        const deleted = this.doDelete(tx, r);
+        out.push({ responseDeleteRange: { header: { revision: this.headOf(tx) }, deleted, prevKvs } });
+      } else {
+        const t = op.requestTxn;
+        const ok = nested.get(t) ?? false;
+        const responses = await this.execOps(tx, (ok ? t.success : t.failure) ?? [], nested);
+        out.push({ responseTxn: { header: { revision: this.headOf(tx) }, succeeded: ok, responses } });
+      }
+    }
+    return out;
+  }
+
+  private execPut(tx: WriteTxn, p: PutRequest): PutResponse {
+    const key = toKey(p.key);
+    const ki = this.index.get(key);
+    const prev = ki ? this.currentKv(ki) : undefined;
+    const value = p.ignoreValue ? Buffer.from((prev as KeyValue).value) : p.value ? Buffer.from(p.value) : EMPTY;
+    const lease = p.ignoreLease ? (prev as KeyValue).lease : (p.lease ?? '0');
+    this.doPut(tx, key, value, lease);
+    return { header: { revision: tx.main }, ...(p.prevKv && prev ? { prevKv: prev } : {}) };
+  }
+
+  // ---- leases ----
+
+  /** Applies a LeaseGrant. */
+  leaseGrant(id: string, ttl: number, consistentIndex?: number): { id: string; ttl: number } {
+    this.checkQuota(1);
+    const l = this.lessor.grant(id, ttl);
+    this.backend.put(leaseKey(id), pack({ ttl: l.ttl }));
+    this.backend.size += 16;
+    if (consistentIndex !== undefined) this.markApplied(consistentIndex);
+    return { id, ttl: l.ttl };
+  }
+
+  /** Applies a LeaseRevoke: the lease's keys are deleted in one revision. */
+  leaseRevoke(id: string, consistentIndex?: number): number {
+    const keys = this.lessor.revoke(id);
+    this.backend.del(leaseKey(id));
+    this.backend.size = Math.max(0, this.backend.size - 16);
+    const tx = this.beginWrite();
+    for (const k of keys) this.doDelete(tx, { start: k, end: undefined });
+    return this.endWrite(tx, consistentIndex);
+  }
+
+  // ---- compaction ----
+
+  /**
+   * Applies a Compact: revisions below `rev` become unreadable at once; superseded records are removed
+   * in the background. Returns a promise for the physical removal (await it for `physical: true`).
+   */
+  compact(rev: number, consistentIndex?: number): { done: Promise<void> } {
+    if (rev <= this.compactRev) throw etcdError('COMPACTED');
+    if (rev > this.currentRev) throw etcdError('FUTURE_REV');
+    this.compactRev = rev;
+    this.backend.putMeta('compactRev', rev);
+    // Keep the head revision on record even if every key it wrote gets compacted away.
+    this.backend.putMeta('currentRev', this.currentRev);
+    if (consistentIndex !== undefined) this.markApplied(consistentIndex);
+    const prev = this.compacting;
+    this.compacting = prev.then(() => this.physicallyCompact(rev));
+    return { done: this.compacting };
+  }
+
+  /** Removes every record at or below `rev` that is not the visible value of its key at `rev`. */
+  private async physicallyCompact(rev: number): Promise<void> {
+    const keep = new Set<string>();
+    const drop: string[] = [];
+    for (const [k, ki] of this.index.entries()) {
+      const kept = ki.compact(rev);
+      if (kept) keep.add(revKey(kept.main, kept.sub).toString('latin1'));
+      if (ki.isEmpty()) drop.push(k);
+    }
+    for (const k of drop) this.index.delete(k);
+    let removed = 0;
+    const pending: Buffer[] = [];
+    for await (const [k, v] of this.backend.iterate(revKey(0, 0), revKey(rev + 1, 0))) {
+      if (keep.has(k.toString('latin1'))) continue;
+      pending.push(k);
+      removed += k.length + v.length;
+    }
+    for (const k of pending) this.backend.del(k);
+    this.backend.size = Math.max(0, this.backend.size - removed);
+    await this.backend.flush();
+  }
+
+  /** Waits for background compaction to finish. */
+  async compacted(): Promise<void> {
+    await this.compacting;
+  }
+
+  // ---- hash, persistence ----
+
+  /**
+   * A CRC32 of the key space at `rev` as history records: every record above the compacted revision,
+   * plus each key's kept record at it. Equal on members with equal history, whatever their physical
+   * compaction progress.
+   */
+  async hashKV(rev = 0): Promise<{ hash: number; compactRevision: number; revision: number }> {
+    const at = rev > 0 ? rev : this.currentRev;
+    if (at > this.currentRev) throw etcdError('FUTURE_REV');
+    if (at < this.compactRev) throw etcdError('COMPACTED');
+    let h = 0;
+    for await (const [k, raw] of this.backend.iterate(revKey(0, 0), revKey(at + 1, 0))) {
+      const r = parseRevKey(k);
+      if (r.main <= this.compactRev) {
+        const [key] = unpack(raw) as StoredRecord;
+        const v = this.index.get(key.toString('latin1'))?.get(this.compactRev);
+        if (!v || v.main !== r.main || v.sub !== r.sub) continue;
+      }
+      h = crc32(k, h);
+      h = crc32(raw, h);
+    }
+    return { hash: h >>> 0, compactRevision: this.compactRev, revision: this.currentRev };
+  }
+
+  /** Writes buffered changes to disk (with the consistent index in the same batch). */
+  async flush(sync = false): Promise<void> {
+    this.backend.putMeta('currentRev', this.currentRev);
+    await this.backend.flush(sync);
+  }
+
+  async close(): Promise<void> {
+    await this.compacting.catch(() => undefined);
+    this.backend.putMeta('currentRev', this.currentRev);
+    await this.backend.close();
+  }
+
+  /** Number of keys in the index (live or with retained history). */
+  indexSize(): number {
+    return this.index.size;
+  }
+}
