@@ -336,3 +336,14 @@ export function stepCatching(raw: RawNode, m: Message): string | undefined {
     throw e;
   }
 }
+
+/**
+ * A member's storage holding a given log: the bootstrap snapshot at 1/1, then one entry per element of
+ * `terms` from index 2 on (payload = its index), and the hard state given.
+ */
+export function storageWithLog(voters: readonly NodeId[], terms: readonly number[], hs: { term: number; vote?: NodeId; commit?: number }): MemoryStorage {
+  const s = bootstrapStorage(voters);
+  s.append(terms.map((term, i) => ({ term, index: i + 2, type: 'normal' as const, data: enc.encode(`e${i + 2}`) })));
+  s.setHardState({ term: hs.term, vote: hs.vote ?? 0, commit: hs.commit ?? 1 });
+  return s;
+}
