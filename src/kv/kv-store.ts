@@ -43,8 +43,10 @@ type StoredRecord = [Buffer, Buffer, number, number, string, 0 | 1];
 
 export type CommitListener = (rev: number, events: readonly KvEvent[]) => void;
 
-// sorted-btree is CommonJS with its class on `default`.
-const BTree = btree.default;
+// sorted-btree is CommonJS with its class on `default`; Node's ESM loader hands us the exports object,
+// while bundlers (vitest) may hand us the class itself.
+type BTreeClass = typeof btree.default;
+const BTree: BTreeClass = (btree as unknown as { default?: BTreeClass }).default ?? (btree as unknown as BTreeClass);
 const EMPTY = Buffer.alloc(0);
 const LEASE_PREFIX = 0x6c; // 'l'
 const DEFAULT_QUOTA = 2 * 1024 * 1024 * 1024;
