@@ -21,7 +21,7 @@ import type {
 } from './types.js';
 import type { KeyRange } from './key-range.js';
 import type { VisibleRevision } from './key-index.js';
-import { Backend } from './backend.js';
+import { Backend, metaKey } from './backend.js';
 import { KeyIndex } from './key-index.js';
 import { etcdError } from './errors.js';
 import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
@@ -504,15 +504,25 @@ export class KvStore {
     checkTxn(req, this.maxTxnOps);
     const { succeeded, ops, nested } = this.choosePath(req);
     const { writes } = this.precheck(ops, nested, this.currentRev);
-    if (writes) this.checkQuota(this.hasPuts(ops, nested) ? 1 : 0);
+    // Like etcd's capped applier: only writes that add data are refused; deletes still free space.
+    if (writes) {
+      const cost = this.putCost(ops, nested);
+      if (cost > 0) this.checkQuota(cost);
+    }
     const tx = this.beginWrite();
     const responses = await this.execOps(tx, ops, nested);
     const rev = this.endWrite(tx, consistentIndex);
     return { header: { revision: rev }, succeeded, responses };
   }
 
-  private hasPuts(ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>): boolean {
-    return ops.some((op) => 'requestPut' in op || ('requestTxn' in op && this.hasPuts((nested.get(op.requestTxn) ? op.requestTxn.success : op.requestTxn.failure) ?? [], nested)));
+  /** Approximate bytes the chosen path's puts add (0 when it only deletes or reads). */
+  private putCost(ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>): number {
+    let cost = 0;
+    for (const op of ops) {
+      if ('requestPut' in op) cost += op.requestPut.key.length + (op.requestPut.value?.length ?? 0) + 48;
+      else if ('requestTxn' in op) cost += this.putCost((nested.get(op.requestTxn) ? op.requestTxn.success : op.requestTxn.failure) ?? [], nested);
+    }
+    return cost;
   }
 
   /** The revision a txn's reads see: its base revision, or the next one once it has written. */
@@ -648,6 +658,42 @@ export class KvStore {
       h = crc32(raw, h);
     }
     return { hash: h >>> 0, compactRevision: this.compactRev, revision: this.currentRev };
+  }
+
+  /**
+   * The whole state as a stream of chunks (each a msgpack array of [key, value] records), for sending a
+   * member a snapshot. Taken after a flush; records written meanwhile are excluded by the revision bound.
+   */
+  async *snapshot(chunkBytes = 1024 * 1024): AsyncGenerator<Buffer> {
+    await this.flush();
+    const head = this.currentRev;
+    let batch: [Buffer, Buffer][] = [];
+    let size = 0;
+    for await (const [k, v] of this.backend.iterate(Buffer.from([0]), Buffer.from([0xff]))) {
+      // Skip records of writes that landed after the snapshot began.
+      if (k[0] === REV_PREFIX && parseRevKey(k).main > head) continue;
+      batch.push([k, v]);
+      size += k.length + v.length;
+      if (size >= chunkBytes) {
+        yield pack(batch);
+        batch = [];
+        size = 0;
+      }
+    }
+    batch.push([metaKey('currentRev'), pack(head)]);
+    yield pack(batch);
+  }
+
+  /** Replaces the store in `dir` with a snapshot stream, then opens it. */
+  static async restore(dir: string, chunks: AsyncIterable<Uint8Array>, opts: KvStoreOptions = {}): Promise<KvStore> {
+    const backend = await Backend.open(dir);
+    await backend.clearRange(Buffer.from([0]), Buffer.from([0xff]));
+    for await (const chunk of chunks) {
+      for (const [k, v] of unpack(chunk) as [Buffer, Buffer][]) backend.put(k, v);
+      await backend.flush();
+    }
+    await backend.close();
+    return KvStore.open(dir, opts);
   }
 
   /** Writes buffered changes to disk (with the consistent index in the same batch). */
