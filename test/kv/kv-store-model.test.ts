@@ -18,10 +18,10 @@ const valueArb = fc.string({ maxLength: 4 });
 
 type Op =
   | { op: 'put'; key: string; value: string }
-  | { op: 'del'; key: string; end?: string }
+  | { op: 'del'; key: string; end?: string | undefined }
   | { op: 'txn'; key: string; version: number; then: string; other: string; value: string }
   | { op: 'compact'; back: number }
-  | { op: 'range'; key: string; end?: string; back: number; limit: number }
+  | { op: 'range'; key: string; end?: string | undefined; back: number; limit: number }
   | { op: 'restart' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
