@@ -43,11 +43,28 @@ export async function inspectDataDir(dir: string): Promise<DataDirState> {
     const version = await readMarkerFile(dir);
     if (version !== FORMAT_VERSION) throw errVersion(dir, version, FORMAT_VERSION);
     if (!hasCurrent) throw errCorrupt(dir, `the LevelDB database is missing (no ${LEVELDB_CURRENT} file beside ${MARKER_FILE})`);
+    await checkCurrent(dir, names);
     return { kind: 'marked', version };
   }
   if (hasCurrent) return { kind: 'unmarked-leveldb' };
   const sample = names.slice(0, 3).join(', ') + (names.length > 3 ? ', …' : '');
   throw errForeignDir(dir, `it is not empty (${sample}) and has no ${MARKER_FILE} marker`);
+}
+
+/**
+ * LevelDB reports a damaged CURRENT (the pointer to its manifest) as a plain I/O error about some missing
+ * file; in a directory known to be ours that is damage, so check it here and say so.
+ */
+async function checkCurrent(dir: string, names: readonly string[]): Promise<void> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, LEVELDB_CURRENT), 'latin1');
+  } catch (e) {
+    throw ioError(dir, `reading ${LEVELDB_CURRENT}`, e);
+  }
+  const m = /^(MANIFEST-\d+)\n$/.exec(text);
+  if (!m) throw errCorrupt(dir, `LevelDB's ${LEVELDB_CURRENT} file is damaged (it does not name a MANIFEST)`);
+  if (!names.includes(m[1] as string)) throw errCorrupt(dir, `LevelDB's ${LEVELDB_CURRENT} names ${m[1]}, which is missing`);
 }
 
 function markerText(version: number): string {

@@ -74,7 +74,7 @@ export class DurableRaftStorage implements Storage {
     try {
       await db.open();
     } catch (e) {
-      throw fromLevelError(dir, 'opening LevelDB', e);
+      throw fromLevelError(dir, 'opening the database', e);
     }
     try {
       await checkFormat(db, dir, state);
