@@ -642,7 +642,9 @@ export class Raft {
       return;
     }
     const oldPaused = pr.isPaused();
-    if (!pr.maybeUpdate(m.index)) return;
+    // A probe answered at exactly the known match (an idle follower knocked back to probing) proves the logs
+    // agree there just as well as a new match does: without this it would stay in probe until the next write.
+    if (!pr.maybeUpdate(m.index) && !(pr.state === 'probe' && pr.match === m.index)) return;
     if (pr.state === 'probe') {
       pr.becomeReplicate();
     } else if (pr.state === 'snapshot' && pr.match + 1 >= this.raftLog.firstIndex()) {

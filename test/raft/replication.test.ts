@@ -211,6 +211,18 @@ describe('progress and flow control', () => {
     expect(c.raw(1).status().progress.get(3)).toMatchObject({ state: 'replicate', match: 3, next: 4 });
   });
 
+  it('an idle follower knocked back to probing returns to replicate on the next heartbeat round', () => {
+    const c = leader();
+    c.raw(1).reportUnreachable(2);
+    c.tick(1, 5);
+    c.stabilize();
+    expect(c.raw(1).status().progress.get(2)).toMatchObject({ state: 'replicate', match: 2, next: 3 });
+    // And it stays quiet: the next heartbeat round sends no append at all.
+    c.tick(1, 5);
+    c.drain(1);
+    expect(c.inflight.map((m) => m.type)).toEqual(['heartbeat', 'heartbeat']);
+  });
+
   it('rejects proposals past maxUncommittedEntriesSize, and takes them again once entries commit', () => {
     const c = leader({ maxUncommittedEntriesSize: 10 });
     c.isolate(1);
