@@ -85,7 +85,15 @@ export class RawNode {
   /** Steps a message received from a peer. */
   step(m: Message): void {
     Raft.checkStepAllowed(m, this.raft.trk.progress.has(m.from) || this.raft.state !== 'leader');
-    this.raft.step(m);
+    try {
+      this.raft.step(m);
+    } catch (e) {
+      // A proposal arriving over the network was forwarded, even one that started here and bounced back
+      // through a follower (its `from` is then our own id): like any forwarded proposal, it is dropped
+      // silently rather than thrown at the transport.
+      if (m.type === 'prop' && e instanceof RaftError && e.code === 'RAFT_PROPOSAL_DROPPED') return;
+      throw e;
+    }
   }
 
   /**
@@ -136,7 +144,13 @@ export class RawNode {
     const softChanged = ss.lead !== this.prevSoftState.lead || ss.raftState !== this.prevSoftState.raftState;
     const hardChanged = !hardStateEqual(hs, this.prevHardState);
     // Term and vote must be durable before any message that relies on them leaves; so must entries.
-    const mustSync = entries.length > 0 || hs.term !== this.prevHardState.term || hs.vote !== this.prevHardState.vote;
+    const mustSync =
+      entries.length > 0 ||
+      // A follower acknowledges an installed snapshot in this same Ready; losing it after the leader has
+      // counted it as matched would stall replication to this member for good.
+      snapshot !== undefined ||
+      hs.term !== this.prevHardState.term ||
+      hs.vote !== this.prevHardState.vote;
     const rd: Ready = {
       ...(softChanged ? { softState: ss } : {}),
       ...(hardChanged ? { hardState: hs } : {}),
