@@ -48,6 +48,19 @@ describe('the Ready contract', () => {
     expect(commit?.mustSync).toBe(false);
   });
 
+  it('asks for a sync when the Ready carries a snapshot: the follower acknowledges it in the same Ready', () => {
+    // Were an acknowledged snapshot lost in a crash, the leader's match for this follower would exceed
+    // its log, and the leader ignores rejections at or below match: replication to it would never resume.
+    const c = Cluster.bootstrap([1, 2, 3]);
+    const snapshot = { metadata: { index: 10, term: 1, confState: { voters: [1, 2, 3], learners: [] } }, data: new Uint8Array() };
+    c.raw(2).step(msg({ type: 'snap', from: 1, to: 2, term: 1, snapshot }));
+    const rd = c.raw(2).ready();
+    expect(rd.snapshot?.metadata.index).toBe(10);
+    expect(rd.messages).toMatchObject([{ type: 'appResp', index: 10 }]);
+    expect(rd.mustSync).toBe(true);
+    c.raw(2).advance();
+  });
+
   it('a follower’s acknowledgement travels in the same Ready as the entries it acknowledges', () => {
     const c = settled();
     c.raw(1).propose(bytes('c'));
