@@ -1,0 +1,34 @@
+// Human-readable output of the simulation: a failed seed's report and the end-of-run summary.
+import { replayCommand, type SeedResult } from './run-seed.js';
+import type { RunSummary } from './run-seeds.js';
+
+export function formatViolation(r: SeedResult): string {
+  const v = r.violation;
+  if (v === undefined) return `seed ${r.options.seed}: ok`;
+  return [
+    `VIOLATION in seed ${r.options.seed} at tick ${v.tick}: ${v.kind}`,
+    `  ${v.message.split('\n').join('\n  ')}`,
+    `replay: ${replayCommand(r.options)}`,
+    `last ${v.trace.length} events:`,
+    ...v.trace.map((l) => `  ${l}`),
+  ].join('\n');
+}
+
+export function formatSummary(s: RunSummary, seconds: number): string {
+  const faults = [...s.faults.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const total = faults.reduce((n, [, v]) => n + v, 0);
+  const rate = seconds > 0 ? (s.seedsRun / seconds).toFixed(1) : '-';
+  return [
+    `seeds run:          ${s.seedsRun} in ${seconds.toFixed(1)} s (${rate} seeds/s)`,
+    `violations:         ${s.violations.length}${s.violations.length > 0 ? ` (first: seed ${s.violations[0]?.options.seed ?? '?'})` : ''}`,
+    `elections:          ${s.elections}`,
+    `entries committed:  ${s.commits}`,
+    `writes acknowledged:${String(s.writesAcked).padStart(s.writesAcked.toString().length + 1)}`,
+    `reads checked:      ${s.readsChecked}`,
+    `messages sent:      ${s.messages}`,
+    `faults injected:    ${total}`,
+    ...faults.map(([k, v]) => `  ${k.padEnd(26)}${v}`),
+    `max ticks to recover (leader + fresh commit after heal): ${s.maxRecoverTicks} (seed ${s.maxRecoverSeed})`,
+    `max ticks to converge (all members applied, quiet):      ${s.maxConvergeTicks} (seed ${s.maxConvergeSeed})`,
+  ].join('\n');
+}

@@ -1,0 +1,133 @@
+// One seed, start to finish: a fault phase of `steps` ticks with every check running, then the heal,
+// recovery and convergence phases. The seed decides everything, so a result can always be replayed.
+import { SeededRng } from '../raft/rng.js';
+import { SimCluster, type NetCounters } from './cluster.js';
+import { awaitConvergence, awaitRecovery } from './liveness.js';
+import { Nemesis } from './nemesis.js';
+import { CALM_NET } from './network.js';
+import { ELECTION_TICK, setupForSeed, type PlantedBugName } from './seed-setup.js';
+import { SimViolation, type ViolationKind } from './violation.js';
+import { Workload } from './workload.js';
+
+export const DEFAULT_STEPS = 600;
+/**
+ * Recovery bound: an election needs one randomized timeout (< 2 * electionTick) plus a few message
+ * delays; this allows for several rounds of split votes and of disruption by nodes that come back from a
+ * partition with a higher term (without pre-vote each forces a new election), plus catching up.
+ */
+export const RECOVER_BOUND = 20 * ELECTION_TICK;
+export const CONVERGE_BOUND = 20 * ELECTION_TICK;
+
+export interface SimOptions {
+  readonly seed: number;
+  /** Initial voters. */
+  readonly nodes: number;
+  /** Ticks of the fault phase. */
+  readonly steps: number;
+  readonly bug?: PlantedBugName;
+  /** Also check vote stability and current-term commits directly (default true). */
+  readonly strict?: boolean;
+  readonly recoverBound?: number;
+  readonly traceLines?: number;
+}
+
+export interface SeedStats {
+  readonly ticks: number;
+  readonly elections: number;
+  readonly commits: number;
+  readonly writesAcked: number;
+  readonly readsChecked: number;
+  readonly faults: ReadonlyMap<string, number>;
+  readonly messages: NetCounters;
+  /** Ticks from the heal to the first acknowledged fresh proposal; -1 if the run did not get there. */
+  readonly recoverTicks: number;
+  readonly convergeTicks: number;
+}
+
+export interface SeedViolation {
+  readonly kind: ViolationKind;
+  readonly message: string;
+  readonly tick: number;
+  /** The last events before the violation, oldest first. */
+  readonly trace: readonly string[];
+}
+
+export interface SeedResult {
+  readonly options: SimOptions;
+  readonly violation?: SeedViolation;
+  /** Hash of every event of the run: equal for two runs of one seed, or the simulation is not deterministic. */
+  readonly traceHash: number;
+  readonly stats: SeedStats;
+}
+
+export function replayCommand(o: SimOptions): string {
+  const bug = o.bug !== undefined ? ` --bug ${o.bug}` : '';
+  const classic = o.strict === false ? ' --classic-checks' : '';
+  return `npm run sim -- --seeds ${o.seed}-${o.seed} --nodes ${o.nodes} --steps ${o.steps}${bug}${classic}`;
+}
+
+/**
+ * Runs one seed. The core signals out-of-range log lookups with exceptions on hot paths, and capturing
+ * their stacks costs about a third of a run, so stacks are off while the seed runs; a seed that fails
+ * with an unexpected error is run again, identically, with stacks on for the report.
+ */
+export function runSeed(o: SimOptions): SeedResult {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let r: SeedResult;
+  try {
+    r = runSeedOnce(o);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  return r.violation?.kind === 'core-error' ? runSeedOnce(o) : r;
+}
+
+function runSeedOnce(o: SimOptions): SeedResult {
+  const rng = new SeededRng(o.seed);
+  const setup = setupForSeed(rng.fork(), {
+    nodes: o.nodes,
+    strict: o.strict ?? true,
+    traceLines: o.traceLines ?? 60,
+    ...(o.bug !== undefined ? { bug: o.bug } : {}),
+  });
+  const cluster = new SimCluster(setup.cluster, rng.fork());
+  const nemesis = new Nemesis(cluster, setup.faults, rng.fork());
+  const workload = new Workload(cluster, setup.workload, rng.fork());
+  const r = setup.cluster.raft;
+  cluster.note(
+    `seed ${o.seed}: ${o.nodes} voters, preVote=${String(r.preVote)} checkQuorum=${String(r.checkQuorum)} maxSizePerMsg=${r.maxSizePerMsg ?? '-'} ` +
+      `maxInflight=${r.maxInflightMsgs ?? '-'} snapshotEvery=${setup.cluster.snapshotEvery} drop=${setup.cluster.net.dropRate.toFixed(3)}`,
+  );
+  let recoverTicks = -1;
+  let convergeTicks = -1;
+  let violation: SeedViolation | undefined;
+  try {
+    for (let t = 0; t < o.steps; t++) {
+      nemesis.step();
+      workload.step();
+      cluster.step();
+    }
+    nemesis.healAll();
+    cluster.net.faults = CALM_NET;
+    recoverTicks = awaitRecovery(cluster, o.recoverBound ?? RECOVER_BOUND);
+    convergeTicks = awaitConvergence(cluster, CONVERGE_BOUND);
+  } catch (e) {
+    const kind: ViolationKind = e instanceof SimViolation ? e.kind : 'core-error';
+    const message = e instanceof SimViolation ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
+    cluster.note(`VIOLATION ${message.split('\n')[0] ?? ''}`);
+    violation = { kind, message, tick: cluster.now, trace: cluster.trace.lines() };
+  }
+  const stats: SeedStats = {
+    ticks: cluster.now,
+    elections: cluster.checker.elections,
+    commits: cluster.checker.commits,
+    writesAcked: cluster.clients.acked,
+    readsChecked: cluster.reads.checked,
+    faults: cluster.faultCounts,
+    messages: cluster.netCounters,
+    recoverTicks,
+    convergeTicks,
+  };
+  return { options: o, traceHash: cluster.trace.hash, stats, ...(violation !== undefined ? { violation } : {}) };
+}
