@@ -169,6 +169,14 @@ describe('MemoryStorage', () => {
     expect(s.initialState().hardState).toEqual({ term: 3, vote: 2, commit: 7 });
   });
 
+  it('reports a configuration recorded with setConfState until a snapshot replaces it', () => {
+    const s = fixture();
+    s.setConfState({ voters: [1, 2], learners: [3] });
+    expect(s.initialState().confState).toEqual({ voters: [1, 2], learners: [3] });
+    s.applySnapshot({ metadata: { index: 9, term: 5, confState: { voters: [7], learners: [] } }, data: new Uint8Array() });
+    expect(s.initialState().confState).toEqual({ voters: [7], learners: [] });
+  });
+
   it('bootstrapStorage yields a committed snapshot at 1/1 holding the initial configuration', () => {
     const s = bootstrapStorage([1, 2, 3], [4]);
     expect(s.initialState()).toEqual({
