@@ -2,7 +2,7 @@
 // disabled, refuses them with a hint naming the leader so the client can redirect. Nobody takes a proposal
 // while no leader is known.
 import { describe, expect, it } from 'vitest';
-import type { NodeId } from '../../src/raft/types.js';
+import type { Message, NodeId } from '../../src/raft/types.js';
 import { RaftError } from '../../src/raft/errors.js';
 import { Cluster, bytes } from './helpers/cluster.js';
 
@@ -14,6 +14,17 @@ function refusal(c: Cluster, id: NodeId, data = 'x'): { code: string; hint: numb
     if (e instanceof RaftError) return { code: e.code, hint: e.leaderHint };
     throw e;
   }
+}
+
+/** 2 proposes and forwards to leader 1; the forwarded proposal is held back and returned for later delivery. */
+function forwardedAndHeld(data: string): { c: Cluster; held: Message[] } {
+  const c = Cluster.bootstrap([1, 2, 3]);
+  c.elect(1);
+  c.raw(2).propose(bytes(data));
+  c.drain(2);
+  const held = c.inflight;
+  c.inflight = [];
+  return { c, held };
 }
 
 describe('proposals', () => {
@@ -53,32 +64,22 @@ describe('proposals', () => {
   });
 
   it('a forwarded proposal that reaches a deposed leader is passed on to the new one', () => {
-    const c = Cluster.bootstrap([1, 2, 3]);
-    c.elect(1);
-    c.raw(2).propose(bytes('late'));
-    c.drain(2);
-    const delayed = c.inflight;
-    c.inflight = [];
+    const { c, held } = forwardedAndHeld('late');
     c.raw(3).campaign();
     c.stabilize();
     expect(c.leaders()).toEqual([3]);
-    c.inflight.push(...delayed);
+    c.inflight.push(...held);
     c.stabilize();
     expect(c.get(3).appliedData()).toEqual(['late']);
   });
 
   it('a forwarded proposal that reaches a member without a leader is dropped silently', () => {
-    const c = Cluster.bootstrap([1, 2, 3]);
-    c.elect(1);
-    c.raw(2).propose(bytes('lost'));
-    c.drain(2);
-    const delayed = c.inflight;
-    c.inflight = [];
+    const { c, held } = forwardedAndHeld('lost');
     c.raw(3).campaign(); // 1 learns of term 3 but nobody has won yet
     c.drain(3);
     c.deliver(1);
     expect(c.raw(1).status().softState).toEqual({ lead: 0, raftState: 'follower' });
-    c.inflight.push(...delayed);
+    c.inflight.push(...held);
     expect(c.deliver(1).map((d) => [d.message.type, d.error])).toEqual([['prop', undefined]]);
     expect(c.raw(1).status().lastIndex).toBe(2);
   });

@@ -19,7 +19,7 @@ function behindCompaction(opts: { checkQuorum?: boolean } = {}): Cluster {
   return c;
 }
 
-/** One heartbeat round from 1, answered, and the leader's reaction handled (but not delivered further). */
+/** 1 sends a heartbeat round; the answers arrive and 1 handles its reaction (queued, not yet delivered). */
 function heartbeatRound(c: Cluster): void {
   c.tick(1, 5);
   c.drain(1);
@@ -31,16 +31,24 @@ function heartbeatRound(c: Cluster): void {
   c.drain(1);
 }
 
+/**
+ * After a heartbeat round, the leader's probe to 3 is rejected and, the entries 3 needs being compacted,
+ * the leader queues a snapshot for it (or would, were one available).
+ */
+function probeIntoSnapshot(c: Cluster): void {
+  heartbeatRound(c);
+  c.deliver(3);
+  c.drain(3);
+  c.deliver(1);
+  c.drain(1);
+}
+
 const snaps = (c: Cluster) => c.inflight.filter((m) => m.type === 'snap');
 
 describe('snapshots', () => {
   it('sends a snapshot to a follower that needs compacted entries, and nothing else until it is done', () => {
     const c = behindCompaction();
-    heartbeatRound(c); // heartbeat response -> probe at 5 -> rejected
-    c.deliver(3);
-    c.drain(3);
-    c.deliver(1);
-    c.drain(1);
+    probeIntoSnapshot(c);
     expect(snaps(c).map((m) => [m.to, m.snapshot?.metadata.index, m.snapshot?.metadata.term])).toEqual([[3, 4, 2]]);
     expect(c.raw(1).status().progress.get(3)?.state).toBe('snapshot');
     // More proposals go to 2 only.
@@ -56,11 +64,7 @@ describe('snapshots', () => {
 
   it('a failed send reported by the transport returns the follower to probing, paused until it is heard from', () => {
     const c = behindCompaction();
-    heartbeatRound(c);
-    c.deliver(3);
-    c.drain(3);
-    c.deliver(1);
-    c.drain(1);
+    probeIntoSnapshot(c);
     c.dropQueued(3);
     c.raw(1).reportSnapshot(3, false);
     expect(c.raw(1).status().progress.get(3)).toMatchObject({ state: 'probe', match: 2, next: 3 });
@@ -78,11 +82,7 @@ describe('snapshots', () => {
 
   it('a successful send reported by the transport resumes probing just past the snapshot', () => {
     const c = behindCompaction();
-    heartbeatRound(c);
-    c.deliver(3);
-    c.drain(3);
-    c.deliver(1);
-    c.drain(1);
+    probeIntoSnapshot(c);
     c.raw(1).reportSnapshot(3, true);
     expect(c.raw(1).status().progress.get(3)).toMatchObject({ state: 'probe', next: 5 });
     c.stabilize();
@@ -134,11 +134,7 @@ describe('snapshots', () => {
     c.compact(1, 3);
     storage.failures = 1;
     c.heal();
-    heartbeatRound(c);
-    c.deliver(3);
-    c.drain(3);
-    c.deliver(1);
-    c.drain(1);
+    probeIntoSnapshot(c);
     expect(storage.failures).toBe(0);
     expect(snaps(c)).toEqual([]);
     expect(c.raw(1).status().progress.get(3)?.state).toBe('probe');
