@@ -7,6 +7,7 @@ import { stat, readdir } from 'node:fs/promises';
 import { KvStoreError } from './errors.js';
 
 type Db = ClassicLevel<Buffer, Buffer>;
+type Entry = readonly [Buffer, Buffer | null];
 
 const FORMAT_KEY = Buffer.from('m:format');
 const FORMAT = 'setpoint-kv/1';
@@ -21,8 +22,8 @@ function bkey(k: Buffer): string {
 }
 
 export class Backend {
-  /** Unflushed writes: value, or null for a delete. Reads consult it before the database. */
-  private pending = new Map<string, Buffer | null>();
+  /** Unflushed writes: [key, value], value null for a delete. Reads consult it before the database. */
+  private pending = new Map<string, Entry>();
   private flushing: Promise<void> | undefined;
   /** Bytes of live data written minus bytes deleted: the store's size for quota purposes. */
   size = 0;
@@ -74,11 +75,11 @@ export class Backend {
   }
 
   put(key: Buffer, value: Buffer): void {
-    this.pending.set(bkey(key), value);
+    this.pending.set(bkey(key), [key, value]);
   }
 
   del(key: Buffer): void {
-    this.pending.set(bkey(key), null);
+    this.pending.set(bkey(key), [key, null]);
   }
 
   putMeta(name: string, value: unknown): void {
@@ -100,28 +101,27 @@ export class Backend {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const ops = [];
-    for (const [k, v] of batch) {
-      const key = Buffer.from(k, 'latin1');
-      ops.push(v === null ? { type: 'del' as const, key } : { type: 'put' as const, key, value: v });
+    const chained = this.db.batch();
+    for (const [key, value] of batch.values()) {
+      if (value === null) chained.del(key);
+      else chained.put(key, value);
     }
     // While the batch is in flight its entries must stay visible to reads: keep them as a lower layer.
     this.inflight = batch;
-    this.flushing = this.db.batch(ops, { sync }).finally(() => {
+    this.flushing = chained.write({ sync }).finally(() => {
       this.flushing = undefined;
       this.inflight = undefined;
     });
     await this.flushing;
   }
 
-  private inflight: Map<string, Buffer | null> | undefined;
+  private inflight: Map<string, Entry> | undefined;
 
   /** Looks a key up in the write buffers only (pending, then in-flight). */
   private buffered(key: Buffer): Buffer | null | undefined {
     const k = bkey(key);
-    const p = this.pending.get(k);
-    if (p !== undefined) return p;
-    return this.inflight?.get(k);
+    const p = this.pending.get(k) ?? this.inflight?.get(k);
+    return p === undefined ? undefined : p[1];
   }
 
   /** Point read that sees buffered writes, including a batch being written. */
@@ -139,8 +139,8 @@ export class Backend {
     const lo = bkey(gte);
     const hi = bkey(lt);
     const overlay = new Map<string, Buffer | null>();
-    if (this.inflight) for (const [k, v] of this.inflight) if (k >= lo && k < hi) overlay.set(k, v);
-    for (const [k, v] of this.pending) if (k >= lo && k < hi) overlay.set(k, v);
+    if (this.inflight) for (const [k, v] of this.inflight) if (k >= lo && k < hi) overlay.set(k, v[1]);
+    for (const [k, v] of this.pending) if (k >= lo && k < hi) overlay.set(k, v[1]);
     const extra = [...overlay.keys()].sort();
     let xi = 0;
     const it = this.db.iterator({ gte, lt });
@@ -157,6 +157,23 @@ export class Backend {
         if (!entry) return;
         if (overlay.has(dk as string)) continue; // the buffer overrides this database entry
         yield entry;
+      }
+    } finally {
+      await it.close();
+    }
+  }
+
+  /**
+   * Calls f for every database entry in [gte, lt), reading in large batches. Only for use while nothing
+   * is buffered (start-up), where it is much faster than iterate().
+   */
+  async scan(gte: Buffer, lt: Buffer, f: (k: Buffer, v: Buffer) => void): Promise<void> {
+    const it = this.db.iterator({ gte, lt });
+    try {
+      for (;;) {
+        const batch = await it.nextv(4096);
+        if (batch.length === 0) return;
+        for (const [k, v] of batch) f(k, v);
       }
     } finally {
       await it.close();

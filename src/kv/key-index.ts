@@ -14,14 +14,43 @@ export class Generation {
   /** Main revision of the put that created the generation. */
   created = 0;
   // Parallel arrays of revisions in this generation (main, sub), oldest first: one packed array per
-  // field instead of one object per revision keeps a million keys small.
-  mains: number[] = [];
-  subs: number[] = [];
+  // field instead of one object per revision keeps a million keys small. `subs` stays undefined while
+  // every sub is 0 (the common case: one change per transaction).
+  mains: number[] = EMPTY_REVS;
+  subs: number[] | undefined;
 
   isEmpty(): boolean {
     return this.mains.length === 0;
   }
+
+  sub(i: number): number {
+    return this.subs ? (this.subs[i] as number) : 0;
+  }
+
+  append(main: number, sub: number): void {
+    if (this.mains.length === 0) {
+      // Exact-size arrays: growing an empty array by push reserves room for 17 elements.
+      this.mains = [main];
+      this.subs = sub === 0 ? undefined : [sub];
+      return;
+    }
+    this.mains.push(main);
+    if (this.subs) this.subs.push(sub);
+    else if (sub !== 0) {
+      this.subs = this.mains.map(() => 0);
+      this.subs[this.subs.length - 1] = sub;
+    }
+  }
+
+  /** Drops the first n revisions. */
+  dropFirst(n: number): void {
+    this.mains = this.mains.slice(n);
+    if (this.subs) this.subs = this.subs.slice(n);
+  }
 }
+
+/** Shared by every empty generation; never mutated (append replaces it). */
+const EMPTY_REVS: number[] = [];
 
 export interface VisibleRevision {
   readonly main: number;
@@ -30,13 +59,15 @@ export interface VisibleRevision {
   readonly version: number;
 }
 
+const NO_LEASE = '0';
+
 export class KeyIndex {
   readonly key: string;
   /** The last generation is the current one; if it is empty the key is deleted. */
   generations: Generation[] = [new Generation()];
   /** The current value (latin1) and lease while the key is live; undefined once deleted. */
   value: string | undefined;
-  lease = '0';
+  lease = NO_LEASE;
 
   constructor(key: string) {
     this.key = key;
@@ -53,19 +84,16 @@ export class KeyIndex {
       g.created = restore ? restore.created : main;
       g.ver = restore ? restore.version - 1 : 0;
     }
-    g.mains.push(main);
-    g.subs.push(sub);
+    g.append(main, sub);
     g.ver++;
   }
 
   /** Records a delete at (main, sub) and opens a new, empty generation. */
   tombstone(main: number, sub: number): void {
-    const g = this.current();
-    g.mains.push(main);
-    g.subs.push(sub);
+    this.current().append(main, sub);
     this.generations.push(new Generation());
     this.value = undefined;
-    this.lease = '0';
+    this.lease = NO_LEASE;
   }
 
   isLive(): boolean {
@@ -82,7 +110,7 @@ export class KeyIndex {
     for (let i = this.generations.length - 1; i >= 0; i--) {
       const g = this.generations[i] as Generation;
       const n = g.mains.length;
-      if (n > 0) return { main: g.mains[n - 1] as number, sub: g.subs[n - 1] as number };
+      if (n > 0) return { main: g.mains[n - 1] as number, sub: g.sub(n - 1) };
     }
     return undefined;
   }
@@ -99,7 +127,7 @@ export class KeyIndex {
       // The latest revision <= atRev within the generation.
       for (let j = n - 1; j >= 0; j--) {
         const m = g.mains[j] as number;
-        if (m <= atRev) return { main: m, sub: g.subs[j] as number, created: g.created, version: g.ver - (n - 1 - j) + (i !== last ? 1 : 0) };
+        if (m <= atRev) return { main: m, sub: g.sub(j), created: g.created, version: g.ver - (n - 1 - j) + (i !== last ? 1 : 0) };
       }
     }
     return undefined;
@@ -128,10 +156,7 @@ export class KeyIndex {
       }
     }
     if (j < 0) return undefined;
-    if (j > 0) {
-      g.mains = g.mains.slice(j);
-      g.subs = g.subs.slice(j);
-    }
-    return { main: g.mains[0] as number, sub: g.subs[0] as number };
+    if (j > 0) g.dropFirst(j);
+    return { main: g.mains[0] as number, sub: g.sub(0) };
   }
 }

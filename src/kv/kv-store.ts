@@ -55,6 +55,11 @@ function leaseKey(id: string): Buffer {
   return Buffer.concat([Buffer.from([LEASE_PREFIX]), Buffer.from(id)]);
 }
 
+/** A Buffer view of the same bytes (no copy). */
+function asBuffer(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
 function cmpLease(a: string, b: string): number {
   const x = BigInt(a);
   const y = BigInt(b);
@@ -117,7 +122,7 @@ export class KvStore {
     this.compactRev = (await this.backend.getMeta<number>('compactRev')) ?? 0;
     this.noSpaceAlarm = (await this.backend.getMeta<boolean>('noSpaceAlarm')) ?? false;
     let size = 0;
-    for await (const [k, v] of this.backend.iterate(Buffer.from([REV_PREFIX]), Buffer.from([REV_PREFIX + 1]))) {
+    await this.backend.scan(Buffer.from([REV_PREFIX]), Buffer.from([REV_PREFIX + 1]), (k, v) => {
       const rev = parseRevKey(k);
       const [key, value, created, version, lease, tomb] = unpack(v) as StoredRecord;
       const skey = key.toString('latin1');
@@ -133,9 +138,9 @@ export class KvStore {
         ki.value = value.toString('latin1');
         ki.lease = lease;
       }
-      this.currentRev = Math.max(this.currentRev, rev.main);
+      if (rev.main > this.currentRev) this.currentRev = rev.main;
       size += k.length + v.length;
-    }
+    });
     this.currentRev = Math.max(this.currentRev, this.compactRev, (await this.backend.getMeta<number>('currentRev')) ?? 1);
     for await (const [k, v] of this.backend.iterate(Buffer.from([LEASE_PREFIX]), Buffer.from([LEASE_PREFIX + 1]))) {
       const id = k.subarray(1).toString();
@@ -168,10 +173,17 @@ export class KvStore {
     return { key: fromKey(ki.key), createRevision: v.created, modRevision: v.main, version: v.version, value, lease: ki.lease };
   }
 
-  /** The KeyValue of a visible revision: from memory if it is the current one, else from the backend. */
-  private async fetch(ki: KeyIndex, v: VisibleRevision): Promise<KeyValue> {
+  /** The KeyValue of a visible revision if memory has it: the key's current value, or a prefetched one. */
+  private cached(ki: KeyIndex, v: VisibleRevision, prefetched?: ReadonlyMap<string, KeyValue>): KeyValue | undefined {
     const mod = ki.modified();
     if (ki.value !== undefined && mod && mod.main === v.main && mod.sub === v.sub) return this.kvFromIndex(ki, v, fromKey(ki.value));
+    return prefetched?.get(`${v.main}_${v.sub}`);
+  }
+
+  /** The KeyValue of a visible revision, from memory or from the backend. */
+  private async fetch(ki: KeyIndex, v: VisibleRevision): Promise<KeyValue> {
+    const hit = this.cached(ki, v);
+    if (hit) return hit;
     const raw = await this.backend.read(revKey(v.main, v.sub));
     // Compacted away between the index lookup and the read.
     if (!raw) throw etcdError('COMPACTED');
@@ -200,23 +212,20 @@ export class KvStore {
     }
   }
 
-  /** Keys visible at `atRev` in the range, in key order, with their visible revisions. */
-  private visible(r: KeyRange, atRev: number, limit = 0): [KeyIndex, VisibleRevision][] {
-    const out: [KeyIndex, VisibleRevision][] = [];
+  /**
+   * The index half of a range: how many keys are visible at `atRev` (all of them, as etcd counts) and
+   * the first `limit` of them (all when limit is 0), in key order.
+   */
+  private visible(r: KeyRange, atRev: number, limit: number): { count: number; vis: [KeyIndex, VisibleRevision][] } {
+    const vis: [KeyIndex, VisibleRevision][] = [];
+    let count = 0;
     this.visit(r, (ki) => {
       const v = ki.get(atRev);
-      if (v) out.push([ki, v]);
-      return limit <= 0 || out.length < limit;
+      if (!v) return;
+      count++;
+      if (limit <= 0 || vis.length < limit) vis.push([ki, v]);
     });
-    return out;
-  }
-
-  private countVisible(r: KeyRange, atRev: number): number {
-    let n = 0;
-    this.visit(r, (ki) => {
-      if (ki.get(atRev)) n++;
-    });
-    return n;
+    return { count, vis };
   }
 
   /** Checks a requested revision against the compacted and current ones. */
@@ -229,25 +238,43 @@ export class KvStore {
 
   async range(req: RangeRequest): Promise<RangeResponse> {
     checkRange(req);
-    return this.rangeAt(req, this.currentRev);
+    const head = this.currentRev;
+    const p = this.planRange(req, head);
+    const kvs: KeyValue[] = [];
+    for (const [ki, v] of p.vis) kvs.push(this.cached(ki, v) ?? (await this.fetch(ki, v)));
+    return this.finishRange(req, head, p.count, kvs);
   }
 
-  /** A range as seen by a transaction whose view is at `head` (its own writes included). */
-  private async rangeAt(req: RangeRequest, head: number): Promise<RangeResponse> {
+  /** A range inside a transaction whose view is at `head`; every value must be in memory or prefetched. */
+  private rangeSync(req: RangeRequest, head: number, prefetched?: ReadonlyMap<string, KeyValue>): RangeResponse {
+    const p = this.planRange(req, head);
+    const kvs = p.vis.map(([ki, v]) => {
+      const kv = this.cached(ki, v, prefetched);
+      if (!kv) throw new Error(`kv: revision ${v.main}.${v.sub} was not prefetched`);
+      return kv;
+    });
+    return this.finishRange(req, head, p.count, kvs);
+  }
+
+  private planRange(req: RangeRequest, head: number): { count: number; vis: [KeyIndex, VisibleRevision][] } {
     const rev = this.readRev(req.revision, head);
     const r = keyRange(req.key, req.rangeEnd);
-    const header = { revision: head };
-    const sortOrder = req.sortOrder ?? 'NONE';
-    const sortTarget = req.sortTarget ?? 'KEY';
+    if (req.countOnly) return { count: this.visible(r, rev, -1).count, vis: [] };
     const filtered = !!(req.minModRevision || req.maxModRevision || req.minCreateRevision || req.maxCreateRevision);
     const limit = req.limit ?? 0;
-    if (req.countOnly) return { header, kvs: [], more: false, count: this.countVisible(r, rev) };
     // Without sorting or filtering, fetch one more than the limit to learn whether there is more.
-    const fetchAll = sortOrder !== 'NONE' || filtered || limit <= 0;
-    const count = this.countVisible(r, rev);
-    const vis = this.visible(r, rev, fetchAll ? 0 : limit + 1);
-    let kvs: KeyValue[] = [];
-    for (const [ki, v] of vis) kvs.push(await this.fetch(ki, v));
+    const fetchAll = (req.sortOrder ?? 'NONE') !== 'NONE' || (req.sortTarget ?? 'KEY') !== 'KEY' || filtered || limit <= 0;
+    return this.visible(r, rev, fetchAll ? 0 : limit + 1);
+  }
+
+  /** Filters, sorts and limits as etcd's applier does; count stays the total before pruning. */
+  private finishRange(req: RangeRequest, head: number, count: number, fetched: KeyValue[]): RangeResponse {
+    const header = { revision: head };
+    if (req.countOnly) return { header, kvs: [], more: false, count };
+    let kvs = fetched;
+    const sortOrder = req.sortOrder ?? 'NONE';
+    const sortTarget = req.sortTarget ?? 'KEY';
+    const limit = req.limit ?? 0;
     if (req.maxModRevision) kvs = kvs.filter((kv) => kv.modRevision <= (req.maxModRevision as number));
     if (req.minModRevision) kvs = kvs.filter((kv) => kv.modRevision >= (req.minModRevision as number));
     if (req.maxCreateRevision) kvs = kvs.filter((kv) => kv.createRevision <= (req.maxCreateRevision as number));
@@ -312,20 +339,21 @@ export class KvStore {
 
   private writeRecord(tx: WriteTxn, kv: KeyValue, tomb: boolean): void {
     const k = revKey(tx.main, tx.sub);
-    const v = pack([Buffer.from(kv.key), Buffer.from(kv.value), kv.createRevision, kv.version, kv.lease, tomb ? 1 : 0] satisfies StoredRecord);
+    const v = pack([kv.key, kv.value, kv.createRevision, kv.version, kv.lease, tomb ? 1 : 0]);
     this.backend.put(k, v);
     tx.cost += k.length + v.length;
     tx.sub++;
   }
 
-  private doPut(tx: WriteTxn, key: string, value: Buffer, lease: string): KeyValue {
+  private doPut(tx: WriteTxn, key: string, value: Buffer, lease: string, wantPrev: boolean): KeyValue | undefined {
     let ki = this.index.get(key);
     if (!ki) {
       ki = new KeyIndex(key);
       this.index.set(key, ki);
     }
-    const prev = this.currentKv(ki);
-    if (prev && prev.lease !== '0') this.lessor.detach(prev.lease, key);
+    // The previous value is only materialized when someone will look at it (events, prev_kv).
+    const prev = wantPrev || this.listeners.length > 0 ? this.currentKv(ki) : undefined;
+    if (ki.lease !== '0') this.lessor.detach(ki.lease, key);
     ki.put(tx.main, tx.sub);
     ki.value = value.toString('latin1');
     ki.lease = lease;
@@ -334,7 +362,7 @@ export class KvStore {
     const kv = this.kvFromIndex(ki, v, value);
     this.writeRecord(tx, kv, false);
     tx.events.push(prev ? { type: 'PUT', kv, prevKv: prev } : { type: 'PUT', kv });
-    return kv;
+    return prev;
   }
 
   private doDelete(tx: WriteTxn, r: KeyRange): number {
@@ -489,18 +517,60 @@ export class KvStore {
   }
 
   /**
-   * Applies a transaction (Put and DeleteRange are one-op transactions). Writes are serialized: each
-   * starts after the previous one ended, so revisions are assigned in call order.
+   * Applies a transaction (Put and DeleteRange are one-op transactions). Writes are serialized:
+   * revisions are assigned in call order. A txn runs synchronously unless it reads history from disk
+   * (a range at an older revision); then its reads are fetched first and it waits its turn.
    */
   txn(req: TxnRequest, consistentIndex?: number): Promise<TxnResponse> {
-    const run = this.writeChain.then(() => this.applyTxn(req, consistentIndex));
+    if (this.queuedWrites === 0 && !this.readsHistory(req)) {
+      try {
+        return Promise.resolve(this.applyTxn(req, consistentIndex, undefined));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    this.queuedWrites++;
+    const run = this.writeChain
+      .then(async () => this.applyTxn(req, consistentIndex, await this.prefetch(req)))
+      .finally(() => {
+        this.queuedWrites--;
+      });
     this.writeChain = run.catch(() => undefined);
     return run;
   }
 
   private writeChain: Promise<unknown> = Promise.resolve();
+  private queuedWrites = 0;
 
-  private async applyTxn(req: TxnRequest, consistentIndex: number | undefined): Promise<TxnResponse> {
+  /** Ranges at an explicit older revision, anywhere in the txn: their values may be on disk only. */
+  private historyRanges(req: TxnRequest, out: RangeRequest[] = []): RangeRequest[] {
+    for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
+      if ('requestRange' in op && op.requestRange.revision && op.requestRange.revision < this.currentRev) out.push(op.requestRange);
+      else if ('requestTxn' in op) this.historyRanges(op.requestTxn, out);
+    }
+    return out;
+  }
+
+  private readsHistory(req: TxnRequest): boolean {
+    return this.historyRanges(req).length > 0;
+  }
+
+  /** Reads the on-disk values those ranges will need (history never changes, so reading early is safe). */
+  private async prefetch(req: TxnRequest): Promise<Map<string, KeyValue>> {
+    const out = new Map<string, KeyValue>();
+    for (const rr of this.historyRanges(req)) {
+      let plan;
+      try {
+        plan = this.planRange(rr, this.currentRev);
+      } catch {
+        continue; // the txn itself will report the error, in etcd's order
+      }
+      for (const [ki, v] of plan.vis) out.set(`${v.main}_${v.sub}`, await this.fetch(ki, v));
+    }
+    return out;
+  }
+
+  private applyTxn(req: TxnRequest, consistentIndex: number | undefined, prefetched: ReadonlyMap<string, KeyValue> | undefined): TxnResponse {
     checkTxn(req, this.maxTxnOps);
     const { succeeded, ops, nested } = this.choosePath(req);
     const { writes } = this.precheck(ops, nested, this.currentRev);
@@ -510,7 +580,7 @@ export class KvStore {
       if (cost > 0) this.checkQuota(cost);
     }
     const tx = this.beginWrite();
-    const responses = await this.execOps(tx, ops, nested);
+    const responses = this.execOps(tx, ops, nested, prefetched);
     const rev = this.endWrite(tx, consistentIndex);
     return { header: { revision: rev }, succeeded, responses };
   }
@@ -530,11 +600,11 @@ export class KvStore {
     return tx.sub > 0 ? tx.main : tx.main - 1;
   }
 
-  private async execOps(tx: WriteTxn, ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>): Promise<ResponseOp[]> {
+  private execOps(tx: WriteTxn, ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>, prefetched: ReadonlyMap<string, KeyValue> | undefined): ResponseOp[] {
     const out: ResponseOp[] = [];
     for (const op of ops) {
       if ('requestRange' in op) {
-        out.push({ responseRange: await this.rangeAt(op.requestRange, this.headOf(tx)) });
+        out.push({ responseRange: this.rangeSync(op.requestRange, this.headOf(tx), prefetched) });
       } else if ('requestPut' in op) {
         out.push({ responsePut: this.execPut(tx, op.requestPut) });
       } else if ('requestDeleteRange' in op) {
@@ -550,7 +620,7 @@ export class KvStore {
       } else {
         const t = op.requestTxn;
         const ok = nested.get(t) ?? false;
-        const responses = await this.execOps(tx, (ok ? t.success : t.failure) ?? [], nested);
+        const responses = this.execOps(tx, (ok ? t.success : t.failure) ?? [], nested, prefetched);
         out.push({ responseTxn: { header: { revision: this.headOf(tx) }, succeeded: ok, responses } });
       }
     }
@@ -559,11 +629,15 @@ export class KvStore {
 
   private execPut(tx: WriteTxn, p: PutRequest): PutResponse {
     const key = toKey(p.key);
-    const ki = this.index.get(key);
-    const prev = ki ? this.currentKv(ki) : undefined;
-    const value = p.ignoreValue ? Buffer.from((prev as KeyValue).value) : p.value ? Buffer.from(p.value) : EMPTY;
-    const lease = p.ignoreLease ? (prev as KeyValue).lease : (p.lease ?? '0');
-    this.doPut(tx, key, value, lease);
+    let value = p.value ? asBuffer(p.value) : EMPTY;
+    let lease = p.lease ?? '0';
+    if (p.ignoreValue || p.ignoreLease) {
+      // precheck() made sure the key exists.
+      const ki = this.index.get(key) as KeyIndex;
+      if (p.ignoreValue) value = fromKey(ki.value as string);
+      if (p.ignoreLease) lease = ki.lease;
+    }
+    const prev = this.doPut(tx, key, value, lease, p.prevKv === true);
     return { header: { revision: tx.main }, ...(p.prevKv && prev ? { prevKv: prev } : {}) };
   }
 

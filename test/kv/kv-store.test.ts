@@ -191,6 +191,24 @@ describe('txn', () => {
       expect(r.header.revision).toBe(2);
     }));
 
+  it('reads history from disk inside a write txn, and its own writes at the head', () =>
+    withStore(async (s) => {
+      for (let i = 0; i < 5; i++) await s.put({ key: enc('h'), value: enc(String(i)) });
+      await s.flush();
+      const r = await s.txn({
+        success: [
+          { requestRange: { key: enc('h'), revision: 3 } },
+          { requestPut: { key: enc('h'), value: enc('new') } },
+          { requestRange: { key: enc('h') } },
+        ],
+      });
+      const vals = r.responses.map((op) => ('responseRange' in op ? op.responseRange.kvs.map((kv) => dec(kv.value)).join() : 'put'));
+      expect(vals).toEqual(['1', 'put', 'new']);
+      expect(r.header.revision).toBe(7);
+      // As in etcd, revisions are checked against the view before the txn: its own revision is future.
+      expect((await etcdErr(s.txn({ success: [{ requestPut: { key: enc('h'), value: enc('x') } }, { requestRange: { key: enc('h'), revision: 8 } }] }))).code).toBe('FUTURE_REV');
+    }));
+
   it('refuses too many ops and duplicate keys, changing nothing', () =>
     withStore(async (s) => {
       const many = Array.from({ length: 129 }, (_, i) => ({ requestPut: { key: enc(`k${i}`), value: enc('v') } }));

@@ -1,0 +1,90 @@
+// bench:kv — the MVCC store on classic-level: puts/s applied in batches, ranges/s, memory per key and
+// restart time with 1M keys of 100-byte values. Prints one table.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KvStore } from '../src/kv/kv-store.js';
+
+const KEYS = Number(process.env.BENCH_KEYS ?? 1_000_000);
+const VALUE = Buffer.alloc(100, 0x61);
+const FLUSH_EVERY = 10_000;
+
+function key(i: number): Buffer {
+  return Buffer.from(`/registry/pods/default/pod-${String(i).padStart(8, '0')}`);
+}
+
+function rssMB(): number {
+  return process.memoryUsage().rss / 1024 / 1024;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'setpoint-bench-kv-'));
+  const rows: [string, string, string][] = [];
+  try {
+    global.gc?.();
+    const rss0 = rssMB();
+    let s = await KvStore.open(dir);
+    // Applied as the server applies committed entries: one txn each, flushed in batches.
+    let t0 = performance.now();
+    for (let i = 0; i < KEYS; i++) {
+      await s.put({ key: key(i), value: VALUE });
+      if (i % FLUSH_EVERY === FLUSH_EVERY - 1) await s.flush();
+    }
+    await s.flush();
+    let ms = performance.now() - t0;
+    rows.push(['puts applied (1 put per txn, 100 B values)', `${Math.round((KEYS / ms) * 1000).toLocaleString('en-US')}/s`, '>= 100,000/s']);
+
+    // Overwrites of existing keys (history grows, index gains revisions).
+    const over = Math.min(KEYS, 200_000);
+    t0 = performance.now();
+    for (let i = 0; i < over; i++) {
+      await s.put({ key: key(i), value: VALUE });
+      if (i % FLUSH_EVERY === FLUSH_EVERY - 1) await s.flush();
+    }
+    await s.flush();
+    ms = performance.now() - t0;
+    rows.push(['puts applied (overwrites)', `${Math.round((over / ms) * 1000).toLocaleString('en-US')}/s`, '']);
+
+    // Point reads at the head and 100-key prefix ranges.
+    const reads = 200_000;
+    t0 = performance.now();
+    for (let i = 0; i < reads; i++) await s.range({ key: key((i * 7919) % KEYS) });
+    ms = performance.now() - t0;
+    rows.push(['point ranges at head', `${Math.round((reads / ms) * 1000).toLocaleString('en-US')}/s`, '']);
+    const scans = 2_000;
+    t0 = performance.now();
+    for (let i = 0; i < scans; i++) {
+      const start = (i * 7919) % (KEYS - 100);
+      await s.range({ key: key(start), rangeEnd: key(start + 100) });
+    }
+    ms = performance.now() - t0;
+    rows.push(['100-key ranges at head', `${Math.round((scans / ms) * 1000).toLocaleString('en-US')}/s`, '']);
+    t0 = performance.now();
+    for (let i = 0; i < 20_000; i++) await s.range({ key: key((i * 7919) % over), revision: 2 + ((i * 7919) % over) });
+    ms = performance.now() - t0;
+    rows.push(['point ranges at old revisions (disk)', `${Math.round((20_000 / ms) * 1000).toLocaleString('en-US')}/s`, '']);
+
+    await s.compact(KEYS + 1).done;
+    global.gc?.();
+    const rss = rssMB();
+    rows.push([`RSS with ${KEYS.toLocaleString('en-US')} keys (after compaction)`, `${rss.toFixed(0)} MB (${(((rss - rss0) * 1024 * 1024) / KEYS).toFixed(0)} B/key)`, '< 600 MB']);
+    await s.close();
+
+    t0 = performance.now();
+    s = await KvStore.open(dir);
+    ms = performance.now() - t0;
+    rows.push([`restart (rebuild index from ${KEYS.toLocaleString('en-US')} keys)`, `${(ms / 1000).toFixed(2)} s`, '< 10 s']);
+    if ((await s.range({ key: key(KEYS - 1) })).count !== 1) throw new Error('last key missing after restart');
+    await s.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  const w1 = Math.max(...rows.map((r) => r[1].length));
+  console.log(`bench:kv — MVCC store on classic-level, node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
+  console.log(`${'measure'.padEnd(w0)}  ${'result'.padStart(w1)}  target`);
+  console.log(`${'-'.repeat(w0)}  ${'-'.repeat(w1)}  ------`);
+  for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padStart(w1)}  ${c}`);
+}
+
+await main();
