@@ -234,7 +234,14 @@ export class DurableRaftStorage implements Storage {
         const { group, ops, shape, sync } = this.takeGroup();
         if (group.length === 0) continue;
         try {
-          await this.db.batch(ops, { sync });
+          // A chained batch, not db.batch(array): abstract-level clones every op of an array batch, which
+          // costs more than LevelDB's write itself (2.5x fewer entries/s for 1024-entry Readies).
+          const batch = this.db.batch();
+          for (const op of ops) {
+            if (op.type === 'put') batch.put(op.key, op.value);
+            else batch.del(op.key);
+          }
+          await batch.write({ sync });
           for (const job of group) job.applyToMirror();
         } catch (e) {
           // Disk and mirror may now disagree (LevelDB may hold part of it): refuse every later write.
