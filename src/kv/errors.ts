@@ -27,6 +27,27 @@ const errors = {
   LEASE_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: lease already exists'],
   LEASE_TTL_TOO_LARGE: [GrpcCode.OUT_OF_RANGE, 'etcdserver: too large lease TTL'],
   CORRUPT: [GrpcCode.DATA_LOSS, 'etcdserver: corrupt cluster'],
+  // Server and cluster errors (v3rpc/rpctypes).
+  NO_LEADER: [GrpcCode.UNAVAILABLE, 'etcdserver: no leader'],
+  NOT_LEADER: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: not leader'],
+  LEADER_CHANGED: [GrpcCode.UNAVAILABLE, 'etcdserver: leader changed'],
+  NOT_CAPABLE: [GrpcCode.UNAVAILABLE, 'etcdserver: not capable'],
+  STOPPED: [GrpcCode.UNAVAILABLE, 'etcdserver: server stopped'],
+  TIMEOUT: [GrpcCode.UNAVAILABLE, 'etcdserver: request timed out'],
+  TIMEOUT_DUE_TO_LEADER_FAIL: [GrpcCode.UNAVAILABLE, 'etcdserver: request timed out, possibly due to previous leader failure'],
+  TIMEOUT_DUE_TO_CONNECTION_LOST: [GrpcCode.UNAVAILABLE, 'etcdserver: request timed out, possibly due to connection lost'],
+  UNHEALTHY: [GrpcCode.UNAVAILABLE, 'etcdserver: unhealthy cluster'],
+  TOO_MANY_REQUESTS: [GrpcCode.RESOURCE_EXHAUSTED, 'etcdserver: too many requests'],
+  NOT_SUPPORTED_FOR_LEARNER: [GrpcCode.UNAVAILABLE, 'etcdserver: rpc not supported for learner'],
+  MEMBER_NOT_FOUND: [GrpcCode.NOT_FOUND, 'etcdserver: member not found'],
+  MEMBER_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: member ID already exist'],
+  PEER_URL_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: Peer URLs already exists'],
+  MEMBER_NOT_ENOUGH_STARTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: re-configuration failed due to not enough started members'],
+  MEMBER_BAD_URLS: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: given member URLs are invalid'],
+  MEMBER_NOT_LEARNER: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: can only promote a learner member'],
+  LEARNER_NOT_READY: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: can only promote a learner member which is in sync with leader'],
+  TOO_MANY_LEARNERS: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: too many learner members in cluster'],
+  BAD_LEADER_TRANSFEREE: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: bad leader transferee'],
 } as const;
 
 export type EtcdErrorCode = keyof typeof errors;
