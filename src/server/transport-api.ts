@@ -1,0 +1,41 @@
+// What a member needs from its peer transport: fire-and-forget delivery of Raft messages to peers,
+// chunked snapshot transfer, and a few member-to-member calls (lease renewal on the leader).
+import type { Message, NodeId } from '../raft/types.js';
+
+export interface InboundHandlers {
+  /** A Raft message from a peer (never a 'snap': those arrive through receiveSnapshot). */
+  onMessage(m: Message): void;
+  /**
+   * A snapshot from the leader: `m` is the 'snap' message (its snapshot.data holds the small Raft-level
+   * payload), `kv` the chunks of the key-value state, streamed. Resolve once it is staged and stepped.
+   */
+  receiveSnapshot(m: Message, kv: AsyncIterable<Uint8Array>): Promise<void>;
+  /** Lease calls a follower forwards to the leader (only the leader runs lease clocks). */
+  leaseKeepAlive(id: string): Promise<{ ttl: number }>;
+  leaseTimeToLive(id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }>;
+}
+
+export interface OutboundHooks {
+  /** The transport could not deliver to `id` (connection down): the core falls back to probing. */
+  reportUnreachable(id: NodeId): void;
+  /** A snapshot send to `id` finished (ok) or failed. */
+  reportSnapshot(id: NodeId, ok: boolean): void;
+  /** The key-value state to stream with a snapshot message, read at send time. */
+  kvSnapshot(): AsyncIterable<Uint8Array>;
+}
+
+export interface PeerTransport {
+  /** Sends messages; never blocks, never throws for a dead peer (it reports unreachable instead). */
+  send(msgs: readonly Message[]): void;
+  addPeer(id: NodeId, peerURLs: readonly string[]): void;
+  updatePeer(id: NodeId, peerURLs: readonly string[]): void;
+  removePeer(id: NodeId): void;
+  /** Forwarded lease calls to the member `to` (the leader). */
+  leaseKeepAlive(to: NodeId, id: string): Promise<{ ttl: number }>;
+  leaseTimeToLive(to: NodeId, id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }>;
+  /** Smoothed round-trip time to each peer in seconds (for the peer RTT metric). */
+  roundTripTimes(): ReadonlyMap<NodeId, number>;
+  /** Whether a peer has been reachable recently (etcd refuses some reconfigurations otherwise). */
+  isActive(id: NodeId): boolean;
+  close(): Promise<void>;
+}
