@@ -17,7 +17,8 @@ import {
   snapChunkKey,
 } from './keys.js';
 import type { LogStart, StoredSnapshot } from './records.js';
-import { BadRecord, openBytes, openConfState, openEntry, openHardState, openLogStart, openSnapshot } from './records.js';
+import type { MetaCodec } from './records.js';
+import { BadRecord, confStateCodec, hardStateCodec, logStartCodec, openBytes, openEntry, snapshotCodec } from './records.js';
 
 export type RaftDb = ClassicLevel<Uint8Array, Uint8Array>;
 
@@ -37,10 +38,10 @@ export function decodeOrCorrupt<T>(dir: string, key: Uint8Array, decode: () => T
   }
 }
 
-async function readRecord<T>(db: RaftDb, dir: string, key: Uint8Array, open: (key: Uint8Array, value: Uint8Array) => T): Promise<T | undefined> {
+async function readRecord<T>(db: RaftDb, dir: string, key: Uint8Array, codec: MetaCodec<T>): Promise<T | undefined> {
   const value = await db.get(key);
   if (value === undefined) return undefined;
-  return decodeOrCorrupt(dir, key, () => open(key, value));
+  return decodeOrCorrupt(dir, key, () => codec.open(key, value));
 }
 
 async function readSnapshotData(db: RaftDb, dir: string, snap: StoredSnapshot): Promise<Uint8Array> {
@@ -113,10 +114,10 @@ function buildMirror(dir: string, hs: HardState, start: LogStart, snap: Snapshot
 }
 
 export async function loadRaftState(db: RaftDb, dir: string): Promise<LoadedState> {
-  const hs = (await readRecord(db, dir, HARD_STATE_KEY, openHardState)) ?? { term: 0, vote: 0, commit: 0 };
-  const cs = await readRecord(db, dir, CONF_STATE_KEY, openConfState);
-  const start = (await readRecord(db, dir, LOG_START_KEY, openLogStart)) ?? { index: 0, term: 0 };
-  const stored = await readRecord(db, dir, SNAPSHOT_KEY, openSnapshot);
+  const hs = (await readRecord(db, dir, HARD_STATE_KEY, hardStateCodec)) ?? { term: 0, vote: 0, commit: 0 };
+  const cs = await readRecord(db, dir, CONF_STATE_KEY, confStateCodec);
+  const start = (await readRecord(db, dir, LOG_START_KEY, logStartCodec)) ?? { index: 0, term: 0 };
+  const stored = await readRecord(db, dir, SNAPSHOT_KEY, snapshotCodec);
   const snap: Snapshot = stored
     ? { metadata: { index: stored.index, term: stored.term, confState: stored.confState }, data: await readSnapshotData(db, dir, stored) }
     : { metadata: { index: 0, term: 0, confState: EMPTY_CONF_STATE }, data: new Uint8Array(0) };

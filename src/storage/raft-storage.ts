@@ -11,7 +11,7 @@ import type { DataDirState } from './data-dir.js';
 import { FORMAT_KEY, describeKey } from './keys.js';
 import type { RaftDb } from './load.js';
 import { loadRaftState } from './load.js';
-import { BadRecord, FORMAT_VERSION, openFormat, sealFormat } from './records.js';
+import { BadRecord, FORMAT_MAGIC, FORMAT_VERSION, formatCodec } from './records.js';
 import type { BatchOp, LogShape, Plan, ReadyToSave } from './write-plan.js';
 import { planCompact, planSave, putSnapshot } from './write-plan.js';
 
@@ -266,12 +266,14 @@ async function checkFormat(db: RaftDb, dir: string, state: DataDirState): Promis
     // New, or a creation that was cut short before the marker: only an empty database may become ours.
     const any = await db.keys({ limit: 1 }).all();
     if (any.length > 0) throw errForeignDir(dir, 'it holds a LevelDB database without a Setpoint format record');
-    await db.put(FORMAT_KEY, sealFormat(FORMAT_KEY), { sync: true });
+    await db.put(FORMAT_KEY, formatCodec.seal(FORMAT_KEY, { magic: FORMAT_MAGIC, version: FORMAT_VERSION }), { sync: true });
     return;
   }
   let version: number;
   try {
-    version = openFormat(FORMAT_KEY, value);
+    const format = formatCodec.open(FORMAT_KEY, value);
+    if (format.magic !== FORMAT_MAGIC) throw new BadRecord(`format record has magic ${JSON.stringify(format.magic)}`);
+    version = format.version;
   } catch (e) {
     if (!(e instanceof BadRecord)) throw e;
     if (state.kind !== 'marked') throw errForeignDir(dir, `it holds a LevelDB database whose format record is not Setpoint's (${e.message})`);

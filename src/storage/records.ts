@@ -62,10 +62,6 @@ export function openBytes(key: Uint8Array, value: Uint8Array): Uint8Array {
   return verify(key, value).subarray(CRC_BYTES);
 }
 
-export function sealMeta(key: Uint8Array, record: object): Uint8Array {
-  return sealBytes(key, pack(record));
-}
-
 function openMeta(key: Uint8Array, value: Uint8Array): Record<string, unknown> {
   let raw: unknown;
   try {
@@ -74,59 +70,71 @@ function openMeta(key: Uint8Array, value: Uint8Array): Record<string, unknown> {
     if (e instanceof BadRecord) throw e;
     throw new BadRecord(`undecodable msgpack (${e instanceof Error ? e.message : String(e)})`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadRecord('not a record');
-  return raw as Record<string, unknown>;
+  if (!isRecord(raw)) throw new BadRecord('not a record');
+  return raw;
 }
 
-function uint(r: Record<string, unknown>, field: string): number {
-  const v = r[field];
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses one field of a metadata record, or throws BadRecord naming it. */
+type FieldParser<T> = (v: unknown, field: string) => T;
+
+const uint: FieldParser<number> = (v, field) => {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new BadRecord(`field '${field}' is not a non-negative integer`);
   return v;
-}
+};
 
-function ids(r: Record<string, unknown>, field: string): NodeId[] {
-  const v = r[field];
+const text: FieldParser<string> = (v, field) => {
+  if (typeof v !== 'string') throw new BadRecord(`field '${field}' is not a string`);
+  return v;
+};
+
+const ids: FieldParser<NodeId[]> = (v, field) => {
   if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0)) {
     throw new BadRecord(`field '${field}' is not a list of node ids`);
   }
   return v as NodeId[];
+};
+
+const confState: FieldParser<ConfState> = (v, field) => {
+  if (!isRecord(v)) throw new BadRecord(`field '${field}' is not a record`);
+  return { voters: ids(v.voters, `${field}.voters`), learners: ids(v.learners, `${field}.learners`) };
+};
+
+/** Seals and opens one kind of metadata record; only the listed fields are written or read. */
+export interface MetaCodec<T> {
+  seal(key: Uint8Array, value: T): Uint8Array;
+  open(key: Uint8Array, value: Uint8Array): T;
 }
 
-// --- the format marker ---
+function metaCodec<T extends object>(fields: { readonly [K in keyof T]: FieldParser<T[K]> }): MetaCodec<T> {
+  const names = Object.keys(fields) as Array<keyof T & string>;
+  return {
+    seal(key, value) {
+      const out: Record<string, unknown> = {};
+      for (const n of names) out[n] = value[n];
+      return sealBytes(key, pack(out));
+    },
+    open(key, value) {
+      const r = openMeta(key, value);
+      const out: Record<string, unknown> = {};
+      for (const n of names) out[n] = fields[n](r[n], n);
+      return out as T;
+    },
+  };
+}
 
 export const FORMAT_MAGIC = 'setpoint-raft';
 export const FORMAT_VERSION = 1;
 
-export function sealFormat(key: Uint8Array): Uint8Array {
-  return sealMeta(key, { magic: FORMAT_MAGIC, version: FORMAT_VERSION });
-}
+/** Written once at creation: says "this is Setpoint raft data, format N". */
+export const formatCodec = metaCodec<{ magic: string; version: number }>({ magic: text, version: uint });
 
-/** The version a marker declares; BadRecord if it is not a Setpoint marker at all. */
-export function openFormat(key: Uint8Array, value: Uint8Array): number {
-  const r = openMeta(key, value);
-  if (r.magic !== FORMAT_MAGIC) throw new BadRecord(`format marker has magic ${JSON.stringify(r.magic)}`);
-  return uint(r, 'version');
-}
+export const hardStateCodec = metaCodec<HardState>({ term: uint, vote: uint, commit: uint });
 
-// --- hard state, conf state, log start ---
-
-export function sealHardState(key: Uint8Array, hs: HardState): Uint8Array {
-  return sealMeta(key, { term: hs.term, vote: hs.vote, commit: hs.commit });
-}
-
-export function openHardState(key: Uint8Array, value: Uint8Array): HardState {
-  const r = openMeta(key, value);
-  return { term: uint(r, 'term'), vote: uint(r, 'vote'), commit: uint(r, 'commit') };
-}
-
-export function sealConfState(key: Uint8Array, cs: ConfState): Uint8Array {
-  return sealMeta(key, { voters: cs.voters, learners: cs.learners });
-}
-
-export function openConfState(key: Uint8Array, value: Uint8Array): ConfState {
-  const r = openMeta(key, value);
-  return { voters: ids(r, 'voters'), learners: ids(r, 'learners') };
-}
+export const confStateCodec = metaCodec<ConfState>({ voters: ids, learners: ids });
 
 /** The entry just before the first kept one: the log's anchor after compaction or a snapshot. */
 export interface LogStart {
@@ -134,16 +142,7 @@ export interface LogStart {
   readonly term: number;
 }
 
-export function sealLogStart(key: Uint8Array, ls: LogStart): Uint8Array {
-  return sealMeta(key, { index: ls.index, term: ls.term });
-}
-
-export function openLogStart(key: Uint8Array, value: Uint8Array): LogStart {
-  const r = openMeta(key, value);
-  return { index: uint(r, 'index'), term: uint(r, 'term') };
-}
-
-// --- snapshot metadata ---
+export const logStartCodec = metaCodec<LogStart>({ index: uint, term: uint });
 
 /** Snapshot metadata plus where its data lives: `chunks` records under snapChunkKey(0..chunks-1). */
 export interface StoredSnapshot {
@@ -154,24 +153,4 @@ export interface StoredSnapshot {
   readonly chunks: number;
 }
 
-export function sealSnapshot(key: Uint8Array, s: StoredSnapshot): Uint8Array {
-  return sealMeta(key, {
-    index: s.index,
-    term: s.term,
-    voters: s.confState.voters,
-    learners: s.confState.learners,
-    size: s.size,
-    chunks: s.chunks,
-  });
-}
-
-export function openSnapshot(key: Uint8Array, value: Uint8Array): StoredSnapshot {
-  const r = openMeta(key, value);
-  return {
-    index: uint(r, 'index'),
-    term: uint(r, 'term'),
-    confState: { voters: ids(r, 'voters'), learners: ids(r, 'learners') },
-    size: uint(r, 'size'),
-    chunks: uint(r, 'chunks'),
-  };
-}
+export const snapshotCodec = metaCodec<StoredSnapshot>({ index: uint, term: uint, confState, size: uint, chunks: uint });

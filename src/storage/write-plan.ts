@@ -5,7 +5,7 @@
 import type { ConfState, Entry, HardState, Ready, SnapshotMetadata } from '../raft/types.js';
 import { errCompacted, errSnapOutOfDate, invariant } from '../raft/errors.js';
 import { CONF_STATE_KEY, HARD_STATE_KEY, LOG_START_KEY, SNAPSHOT_KEY, logKey, snapChunkKey } from './keys.js';
-import { sealBytes, sealConfState, sealEntry, sealHardState, sealLogStart, sealSnapshot } from './records.js';
+import { confStateCodec, hardStateCodec, logStartCodec, sealBytes, sealEntry, snapshotCodec } from './records.js';
 
 export type BatchOp =
   | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
@@ -52,7 +52,7 @@ export function putSnapshot(ops: BatchOp[], meta: SnapshotMetadata, data: Uint8A
     put(ops, key, sealBytes(key, data.subarray(c * chunkSize, (c + 1) * chunkSize)));
   }
   for (let c = chunks; c < oldChunks; c++) del(ops, snapChunkKey(c));
-  put(ops, SNAPSHOT_KEY, sealSnapshot(SNAPSHOT_KEY, { ...meta, size: data.length, chunks }));
+  put(ops, SNAPSHOT_KEY, snapshotCodec.seal(SNAPSHOT_KEY, { ...meta, size: data.length, chunks }));
   return chunks;
 }
 
@@ -70,7 +70,7 @@ export function planSave(shape: LogShape, rd: ReadyToSave, confState: ConfState 
     if (m.index <= snapIndex) throw errSnapOutOfDate();
     deleteEntries(ops, offset + 1, last);
     snapChunks = putSnapshot(ops, m, rd.snapshot.data, chunkSize, snapChunks);
-    put(ops, LOG_START_KEY, sealLogStart(LOG_START_KEY, { index: m.index, term: m.term }));
+    put(ops, LOG_START_KEY, logStartCodec.seal(LOG_START_KEY, { index: m.index, term: m.term }));
     // The configuration came with the snapshot; an older applied-index configuration no longer applies.
     del(ops, CONF_STATE_KEY);
     offset = last = snapIndex = m.index;
@@ -96,12 +96,12 @@ export function planSave(shape: LogShape, rd: ReadyToSave, confState: ConfState 
 
   const hs: HardState | undefined = rd.hardState;
   if (hs) {
-    put(ops, HARD_STATE_KEY, sealHardState(HARD_STATE_KEY, hs));
+    put(ops, HARD_STATE_KEY, hardStateCodec.seal(HARD_STATE_KEY, hs));
     commit = hs.commit;
   }
   // Reopening checks this too; refusing it here keeps a bad write from making the directory unopenable.
   invariant(commit <= last, `commit ${commit} would be beyond the last index ${last}`);
-  if (confState) put(ops, CONF_STATE_KEY, sealConfState(CONF_STATE_KEY, confState));
+  if (confState) put(ops, CONF_STATE_KEY, confStateCodec.seal(CONF_STATE_KEY, confState));
 
   // A snapshot or a configuration is acknowledged to others (appResp, membership) once saved: sync them too.
   const sync = rd.mustSync || rd.snapshot !== undefined || confState !== undefined;
@@ -116,7 +116,7 @@ export function planCompact(shape: LogShape, index: number, termOf: (i: number) 
   invariant(index <= shape.snapIndex, `compact ${index} is beyond the snapshot at ${shape.snapIndex}`);
   const ops: BatchOp[] = [];
   deleteEntries(ops, shape.offset + 1, index);
-  put(ops, LOG_START_KEY, sealLogStart(LOG_START_KEY, { index, term: termOf(index) }));
+  put(ops, LOG_START_KEY, logStartCodec.seal(LOG_START_KEY, { index, term: termOf(index) }));
   // Not synced: LevelDB's log is ordered, so a lost compaction can only bring entries back, never lose them.
   return { ops, shape: { ...shape, offset: index }, sync: false };
 }

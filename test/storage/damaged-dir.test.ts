@@ -10,7 +10,7 @@ import { StorageError } from '../../src/storage/errors.js';
 import type { StorageErrorCode } from '../../src/storage/errors.js';
 import { MARKER_FILE } from '../../src/storage/data-dir.js';
 import { FORMAT_KEY, HARD_STATE_KEY, logKey, snapChunkKey } from '../../src/storage/keys.js';
-import { sealBytes, sealHardState, sealMeta } from '../../src/storage/records.js';
+import { formatCodec, hardStateCodec, sealBytes } from '../../src/storage/records.js';
 import { SeededRng } from '../../src/raft/rng.js';
 import { TempDirs } from './helpers/temp-dirs.js';
 import { run } from './helpers/storage-conformance.js';
@@ -118,7 +118,7 @@ describe('format versions', () => {
 
   it('a format record from another version is refused', async () => {
     const dir = await populated();
-    await withRaw(dir, (db) => db.put(FORMAT_KEY, sealMeta(FORMAT_KEY, { magic: 'setpoint-raft', version: 2 })));
+    await withRaw(dir, (db) => db.put(FORMAT_KEY, formatCodec.seal(FORMAT_KEY, { magic: 'setpoint-raft', version: 2 })));
     await expectRefused(dir, 'STORAGE_VERSION', /format version 2/);
   });
 });
@@ -198,7 +198,7 @@ describe('records that disagree with their checksums or with each other', () => 
 
   it('a hard state committing beyond the last index', async () => {
     const dir = await populated();
-    await withRaw(dir, (db) => db.put(HARD_STATE_KEY, sealHardState(HARD_STATE_KEY, { term: 1, vote: 1, commit: 40 })));
+    await withRaw(dir, (db) => db.put(HARD_STATE_KEY, hardStateCodec.seal(HARD_STATE_KEY, { term: 1, vote: 1, commit: 40 })));
     await expectRefused(dir, 'STORAGE_CORRUPT', /hard state commit 40 is beyond the last log index 12/);
   });
 
