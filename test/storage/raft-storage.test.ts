@@ -176,6 +176,19 @@ describe('DurableRaftStorage', () => {
     expect((await openStore(s.dir)).lastIndex()).toBe(6);
   });
 
+  it('after a failed write it refuses every later one, and keeps serving what is known to be on disk', async () => {
+    const s = await openStore(await dirs.make());
+    await s.save({ entries: run(1, 3, 1), mustSync: true });
+    // White-box: pull LevelDB away underneath, as a disk failure would, so the next batch fails.
+    await (s as unknown as { db: { close(): Promise<void> } }).db.close();
+    const failed = s.save({ entries: run(4, 5, 1), mustSync: true });
+    const queued = s.save({ entries: run(6, 6, 1), mustSync: true });
+    expect(await codeOf(failed)).toBe('STORAGE_IO');
+    expect(await codeOf(queued)).toBe('STORAGE_IO');
+    expect(await codeOf(s.save({ entries: [], hardState: { term: 1, vote: 0, commit: 1 }, mustSync: true }))).toBe('STORAGE_IO');
+    expect([s.firstIndex(), s.lastIndex()]).toEqual([1, 3]);
+  });
+
   it('a refused write in a burst leaves the others intact, whether or not it needed the mirror', async () => {
     const s = await openStore(await dirs.make());
     const results = await Promise.allSettled([
