@@ -1,0 +1,234 @@
+// One client's Watch stream (etcd's serverWatchStream plus mvcc's watchStream): turns create, cancel and
+// progress requests into watchers on the watchable store, and their output into wire-shaped responses in
+// order, with prev_kv, fragments and periodic progress notifications. The gRPC Watch service wraps it 1:1;
+// `send` returning false means "stop until resume()", as a Node stream's write() does.
+import type { Logger } from 'pino';
+import type { WatchableStore } from './watchable-store.js';
+import type { WatcherHandle } from './watcher.js';
+import type { WatchCreateRequest, WatchRequest, WatchResponse, WatcherResponse } from './types.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, fragmentResponse } from './fragment.js';
+import { ResponseQueue } from './response-queue.js';
+
+export interface WatchStreamOptions {
+  /** Progress notification interval for watchers with progress_notify (etcd default 10 min, plus up to 10% jitter). */
+  readonly progressIntervalMs?: number;
+  /** Responses above this are split when the watcher asked for fragments (etcd: MaxRequestBytes + 512 KiB). */
+  readonly maxResponseBytes?: number;
+  /** Responses one watcher may have queued before it becomes a victim (etcd's chanBufLen). */
+  readonly bufferLen?: number;
+  readonly logger?: Logger;
+  readonly random?: () => number;
+}
+
+export type WatchResponseSender = (resp: WatchResponse) => boolean | void;
+
+export const DEFAULT_PROGRESS_INTERVAL_MS = 10 * 60 * 1000;
+
+/** mvcc's errors for a create that fails; the client sees them as cancel_reason. */
+export const ERR_DUPLICATE_WATCH_ID = 'mvcc: duplicate watch ID provided on the WatchStream';
+export const ERR_EMPTY_WATCHER_RANGE = 'mvcc: watcher range is empty';
+
+/** A watch as the stream tracks it. */
+interface StreamWatch {
+  readonly id: number;
+  handle: WatcherHandle | undefined;
+  /** No events went out since the last progress tick, so the next tick sends a notification (etcd). */
+  progressDue: boolean;
+}
+
+type Queued = { readonly ctrl: WatchResponse } | { readonly watch: StreamWatch; readonly resp: WatcherResponse };
+
+function response(fields: Partial<WatchResponse> & { header: { revision: number }; watchId: number }): WatchResponse {
+  return { created: false, canceled: false, compactRevision: 0, cancelReason: '', fragment: false, events: [], ...fields };
+}
+
+export class WatchStream {
+  private readonly watches = new Map<number, StreamWatch>();
+  private readonly queue: ResponseQueue<StreamWatch, Queued>;
+  private readonly maxResponseBytes: number;
+  private readonly log: Logger | undefined;
+  private readonly progressTimer: NodeJS.Timeout | undefined;
+  /** Next id to try for a create without one (etcd's AutoWatchID = 0 starts the count). */
+  private nextId = 0;
+  /** The consumer said stop; resume() restarts the pump. */
+  private paused = false;
+  private pumpScheduled = false;
+  /** A progress request waits until every watcher on the stream is synced. */
+  private progressRequested = false;
+  private closed = false;
+
+  constructor(
+    private readonly store: WatchableStore,
+    private readonly send: WatchResponseSender,
+    opts: WatchStreamOptions = {},
+  ) {
+    this.queue = new ResponseQueue(Math.max(1, opts.bufferLen ?? 128));
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.log = opts.logger?.child({ component: 'watch-stream' });
+    const interval = opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+    if (interval > 0) {
+      // Jitter, as etcd adds, so streams opened together do not all notify together.
+      const jitter = Math.floor((opts.random ?? Math.random)() * (interval / 10));
+      this.progressTimer = setInterval(() => this.progressTick(), interval + jitter);
+      this.progressTimer.unref();
+    }
+  }
+
+  /** Handles one request from the client. */
+  handle(req: WatchRequest): void {
+    if ('createRequest' in req) this.create(req.createRequest);
+    else if ('cancelRequest' in req) this.cancel(req.cancelRequest.watchId);
+    else if ('progressRequest' in req) this.requestProgress();
+  }
+
+  create(req: WatchCreateRequest): void {
+    if (this.closed) return;
+    const rev = this.store.currentRev;
+    // An empty key means the smallest key, "\0" (so key "" with range_end "\0" watches everything).
+    const key = req.key && req.key.length > 0 ? req.key : Uint8Array.of(0);
+    const rangeEnd = req.rangeEnd && req.rangeEnd.length > 0 ? req.rangeEnd : undefined;
+    const fail = (reason: string): void =>
+      this.control(response({ header: { revision: rev }, watchId: -1, created: true, canceled: true, cancelReason: reason }));
+    const fromKey = rangeEnd !== undefined && rangeEnd.length === 1 && rangeEnd[0] === 0;
+    if (rangeEnd !== undefined && !fromKey && Buffer.compare(key, rangeEnd) >= 0) return fail(ERR_EMPTY_WATCHER_RANGE);
+    let id = req.watchId ?? 0;
+    if (id === 0) {
+      while (this.watches.has(this.nextId)) this.nextId++;
+      id = this.nextId++;
+    } else if (this.watches.has(id)) {
+      return fail(ERR_DUPLICATE_WATCH_ID);
+    }
+    const sw: StreamWatch = { id, handle: undefined, progressDue: true };
+    this.watches.set(id, sw);
+    // Created goes into the queue first, so it precedes anything the watcher sends.
+    this.control(response({ header: { revision: rev }, watchId: id, created: true }));
+    sw.handle = this.store.watch(
+      {
+        key,
+        ...(rangeEnd ? { rangeEnd } : {}),
+        startRevision: req.startRevision ?? 0,
+        filters: req.filters ?? [],
+        prevKv: req.prevKv ?? false,
+        progressNotify: req.progressNotify ?? false,
+        fragment: req.fragment ?? false,
+        id,
+      },
+      {
+        offer: (resp) => {
+          if (!this.queue.tryPush(sw, { watch: sw, resp })) return false;
+          this.schedulePump();
+          return true;
+        },
+        synced: () => this.answerProgress(),
+      },
+    );
+  }
+
+  /** Cancels a watch of this stream; an unknown id gets no reply, as in etcd. */
+  cancel(id: number): void {
+    const sw = this.watches.get(id);
+    if (this.closed || !sw) return;
+    sw.handle?.cancel();
+    this.watches.delete(id);
+    this.control(response({ header: { revision: this.store.currentRev }, watchId: id, canceled: true }));
+    this.answerProgress();
+  }
+
+  /**
+   * A WatchProgressRequest: one response with watch_id -1 at the current revision, which clients treat as
+   * being for all their watches. It is sent only once every watcher is synced (etcd 3.5's fix to 3.4,
+   * which answered at once and could vouch for a revision whose events were still to come).
+   */
+  requestProgress(): void {
+    if (this.closed) return;
+    this.progressRequested = true;
+    this.answerProgress();
+  }
+
+  /** The consumer has room again. */
+  resume(): void {
+    if (this.closed || !this.paused) return;
+    this.paused = false;
+    this.schedulePump();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.progressTimer) clearInterval(this.progressTimer);
+    for (const sw of this.watches.values()) sw.handle?.cancel();
+    this.watches.clear();
+    this.queue.clear();
+  }
+
+  private answerProgress(): void {
+    if (!this.progressRequested || this.closed) return;
+    for (const sw of this.watches.values()) {
+      const state = sw.handle?.state;
+      if (state === 'unsynced' || state === 'victim') return;
+    }
+    this.progressRequested = false;
+    this.control(response({ header: { revision: this.store.currentRev }, watchId: -1 }));
+  }
+
+  /** Periodic notification for watchers with progress_notify that had no events since the last tick. */
+  private progressTick(): void {
+    for (const sw of this.watches.values()) {
+      if (!sw.handle?.progressNotify) continue;
+      if (sw.progressDue) sw.handle.requestProgress();
+      sw.progressDue = true;
+    }
+  }
+
+  private control(r: WatchResponse): void {
+    this.queue.push({ ctrl: r });
+    this.schedulePump();
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled || this.paused || this.closed) return;
+    this.pumpScheduled = true;
+    // Never on the writer's stack: a commit only queues, the pump runs after it.
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    let freed = false;
+    while (!this.paused && !this.closed) {
+      const item = this.queue.shift();
+      if (!item) break;
+      if (item.wasFull) freed = true;
+      const q = item.value;
+      const out = 'ctrl' in q ? [q.ctrl] : this.toWire(q.watch, q.resp);
+      for (const r of out) {
+        let ok: boolean | void;
+        try {
+          ok = this.send(r);
+        } catch (e) {
+          this.log?.error({ err: e }, 'watch response send failed; closing the stream');
+          this.close();
+          return;
+        }
+        if (ok === false) this.paused = true;
+      }
+    }
+    // A watcher whose queue was full may be a victim waiting for exactly this room.
+    if (freed) this.store.kick();
+    if (this.progressRequested) this.answerProgress();
+  }
+
+  private toWire(sw: StreamWatch, r: WatcherResponse): WatchResponse[] {
+    if (r.events.length > 0) sw.progressDue = false;
+    const wire = response({
+      header: { revision: r.revision },
+      watchId: r.watchId,
+      canceled: r.compactRevision !== 0,
+      compactRevision: r.compactRevision,
+      events: r.events,
+    });
+    return sw.handle?.fragment ? fragmentResponse(wire, this.maxResponseBytes) : [wire];
+  }
+}
