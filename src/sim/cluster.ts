@@ -36,6 +36,7 @@ export type ClusterEvent =
   | { readonly type: 'ack'; readonly write: WriteOp; readonly index: number }
   | { readonly type: 'read'; readonly read: ReadOp; readonly cell: KvCell | undefined }
   | { readonly type: 'member'; readonly text: string }
+  | { readonly type: 'info'; readonly text: string }
   | { readonly type: 'fault'; readonly kind: string; readonly text: string };
 
 type Queued =
@@ -117,6 +118,12 @@ export class SimCluster {
     this.trace.note(this.now, text);
   }
 
+  /** A note worth showing beyond the trace: nodes going down and coming back, the network healing. */
+  announce(text: string): void {
+    this.note(text);
+    this.listener?.({ type: 'info', text });
+  }
+
   /** Records an injected fault: counted by kind, traced, and shown to the listener. */
   fault(kind: string, text: string): void {
     this.faultCounts.set(kind, (this.faultCounts.get(kind) ?? 0) + 1);
@@ -193,7 +200,7 @@ export class SimCluster {
     const n = this.nodes.get(id);
     if (n?.status !== 'down') return;
     this.startNode(n);
-    this.note(`node ${id} restarted (term ${n.term}, commit ${n.storage.getHardState().commit}, applied ${n.applied}, last index ${n.storage.lastIndex()})`);
+    this.announce(`node ${id} restarted (term ${n.term}, commit ${n.storage.getHardState().commit}, applied ${n.applied}, last index ${n.storage.lastIndex()})`);
     this.drain(n);
   }
 
@@ -205,7 +212,7 @@ export class SimCluster {
   private kill(n: SimNode, how: string): void {
     n.crash(this.now);
     this.checker.onDown(n.id);
-    this.note(`node ${n.id} ${how}`);
+    this.announce(`node ${n.id} ${how}`);
   }
 
   private drain(n: SimNode): void {
@@ -312,14 +319,14 @@ export class SimCluster {
     } else if (target === undefined) {
       const fresh = new SimNode(cc.nodeId, new MemoryStorage());
       this.startNode(fresh);
-      this.note(`node ${cc.nodeId} started (empty, joining)`);
+      this.announce(`node ${cc.nodeId} started (empty, joining)`);
     }
   }
 
   private stopNode(n: SimNode): void {
     n.stop(this.now);
     this.checker.onDown(n.id);
-    this.note(`node ${n.id} stopped (removed from the cluster)`);
+    this.announce(`node ${n.id} stopped (removed from the cluster)`);
   }
 
   private serveReads(n: SimNode): void {

@@ -56,7 +56,7 @@ export class Nemesis {
     if (this.partitionEndsAt > 0 && c.now >= this.partitionEndsAt) {
       c.net.heal();
       this.partitionEndsAt = 0;
-      c.note('network healed');
+      c.announce('network healed');
     } else if (this.partitionEndsAt === 0 && p.partitionShapes.length > 0 && this.chance(p.partitionRate)) {
       this.partition();
     }

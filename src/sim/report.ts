@@ -19,14 +19,14 @@ export function formatSummary(s: RunSummary, seconds: number): string {
   const total = faults.reduce((n, [, v]) => n + v, 0);
   const rate = seconds > 0 ? (s.seedsRun / seconds).toFixed(1) : '-';
   return [
-    `seeds run:          ${s.seedsRun} in ${seconds.toFixed(1)} s (${rate} seeds/s)`,
-    `violations:         ${s.violations.length}${s.violations.length > 0 ? ` (first: seed ${s.violations[0]?.options.seed ?? '?'})` : ''}`,
-    `elections:          ${s.elections}`,
-    `entries committed:  ${s.commits}`,
-    `writes acknowledged:${String(s.writesAcked).padStart(s.writesAcked.toString().length + 1)}`,
-    `reads checked:      ${s.readsChecked}`,
-    `messages sent:      ${s.messages}`,
-    `faults injected:    ${total}`,
+    `seeds run:           ${s.seedsRun} in ${seconds.toFixed(1)} s (${rate} seeds/s)`,
+    `violations:          ${s.violations.length}${s.violations.length > 0 ? ` (first: seed ${s.violations[0]?.options.seed ?? '?'})` : ''}`,
+    `elections:           ${s.elections}`,
+    `entries committed:   ${s.commits}`,
+    `writes acknowledged: ${s.writesAcked}`,
+    `reads checked:       ${s.readsChecked}`,
+    `messages sent:       ${s.messages} (${s.messagesDropped} lost to drops, cuts or down nodes; ${s.messagesDuplicated} duplicated)`,
+    `faults injected:     ${total}`,
     ...faults.map(([k, v]) => `  ${k.padEnd(26)}${v}`),
     `max ticks to recover (leader + fresh commit after heal): ${s.maxRecoverTicks} (seed ${s.maxRecoverSeed})`,
     `max ticks to converge (all members applied, quiet):      ${s.maxConvergeTicks} (seed ${s.maxConvergeSeed})`,

@@ -17,6 +17,8 @@ export interface RunSummary {
   writesAcked: number;
   readsChecked: number;
   messages: number;
+  messagesDropped: number;
+  messagesDuplicated: number;
   readonly faults: Map<string, number>;
   maxRecoverTicks: number;
   maxRecoverSeed: number;
@@ -33,6 +35,8 @@ export function emptySummary(): RunSummary {
     writesAcked: 0,
     readsChecked: 0,
     messages: 0,
+    messagesDropped: 0,
+    messagesDuplicated: 0,
     faults: new Map(),
     maxRecoverTicks: -1,
     maxRecoverSeed: 0,
@@ -50,6 +54,8 @@ export function addResult(s: RunSummary, r: SeedResult): void {
   s.writesAcked += st.writesAcked;
   s.readsChecked += st.readsChecked;
   s.messages += st.messages.sent;
+  s.messagesDropped += st.messages.dropped;
+  s.messagesDuplicated += st.messages.duplicated;
   for (const [k, v] of st.faults) s.faults.set(k, (s.faults.get(k) ?? 0) + v);
   if (st.recoverTicks > s.maxRecoverTicks) {
     s.maxRecoverTicks = st.recoverTicks;
