@@ -180,6 +180,24 @@ export class Backend {
     }
   }
 
+  /**
+   * Batches of database entries in [gte, lt) as of the moment this is called: LevelDB iterators read
+   * from an implicit snapshot, and every flushed batch is consistent on its own (data with the consistent
+   * index that describes it), so this is a consistent image. Buffered writes are not included.
+   */
+  async *snapshotBatches(gte: Buffer, lt: Buffer): AsyncGenerator<[Buffer, Buffer][]> {
+    const it = this.db.iterator({ gte, lt });
+    try {
+      for (;;) {
+        const batch = await it.nextv(1024);
+        if (batch.length === 0) return;
+        yield batch;
+      }
+    } finally {
+      await it.close();
+    }
+  }
+
   /** Deletes every key in [gte, lt) (in batches), buffered writes included. */
   async clearRange(gte: Buffer, lt: Buffer): Promise<void> {
     await this.flush();

@@ -21,7 +21,7 @@ import type {
 } from './types.js';
 import type { KeyRange } from './key-range.js';
 import type { VisibleRevision } from './key-index.js';
-import { Backend, metaKey } from './backend.js';
+import { Backend } from './backend.js';
 import { KeyIndex } from './key-index.js';
 import { etcdError } from './errors.js';
 import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
@@ -736,26 +736,61 @@ export class KvStore {
 
   /**
    * The whole state as a stream of chunks (each a msgpack array of [key, value] records), for sending a
-   * member a snapshot. Taken after a flush; records written meanwhile are excluded by the revision bound.
+   * member a snapshot or saving one. A consistent image of what is on disk once buffered writes land.
    */
   async *snapshot(chunkBytes = 1024 * 1024): AsyncGenerator<Buffer> {
     await this.flush();
-    const head = this.currentRev;
     let batch: [Buffer, Buffer][] = [];
     let size = 0;
-    for await (const [k, v] of this.backend.iterate(Buffer.from([0]), Buffer.from([0xff]))) {
-      // Skip records of writes that landed after the snapshot began.
-      if (k[0] === REV_PREFIX && parseRevKey(k).main > head) continue;
-      batch.push([k, v]);
-      size += k.length + v.length;
-      if (size >= chunkBytes) {
-        yield pack(batch);
-        batch = [];
-        size = 0;
+    for await (const entries of this.backend.snapshotBatches(Buffer.from([0]), Buffer.from([0xff]))) {
+      for (const [k, v] of entries) {
+        batch.push([k, v]);
+        size += k.length + v.length;
+        if (size >= chunkBytes) {
+          yield pack(batch);
+          batch = [];
+          size = 0;
+        }
       }
     }
-    batch.push([metaKey('currentRev'), pack(head)]);
-    yield pack(batch);
+    if (batch.length > 0) yield pack(batch);
+  }
+
+  /**
+   * Replaces this store's contents with a snapshot stream, in place (a follower installing the leader's
+   * snapshot). Commit listeners stay; restore listeners are told so watchers can catch up.
+   */
+  async replaceWith(chunks: AsyncIterable<Uint8Array>): Promise<void> {
+    await this.writeChain;
+    await this.compacting.catch(() => undefined);
+    await this.backend.clearRange(Buffer.from([0]), Buffer.from([0xff]));
+    for await (const chunk of chunks) {
+      for (const [k, v] of unpack(chunk) as [Buffer, Buffer][]) this.backend.put(k, v);
+      await this.backend.flush();
+    }
+    await this.backend.flush(true);
+    this.index.clear();
+    this.lessor.clear();
+    this.currentRev = 1;
+    this.compactRev = 0;
+    this.consistentIndex = 0;
+    this.noSpaceAlarm = false;
+    this.compacting = Promise.resolve();
+    await this.load();
+    for (const l of this.restoreListeners) l();
+  }
+
+  private readonly restoreListeners: (() => void)[] = [];
+
+  /** Called after replaceWith(): the history under every watcher changed. */
+  onRestore(l: () => void): void {
+    this.restoreListeners.push(l);
+  }
+
+  /** Rewrites the on-disk files compactly (etcd's defragment; LevelDB compaction here). */
+  async defragment(): Promise<void> {
+    await this.flush();
+    await this.backend.compactRange(Buffer.from([0]), Buffer.from([0xff]));
   }
 
   /** Replaces the store in `dir` with a snapshot stream, then opens it. */

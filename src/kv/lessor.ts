@@ -35,6 +35,11 @@ export class Lessor {
     private readonly now: () => number,
   ) {}
 
+  /** Forgets every lease (before loading a snapshot). */
+  clear(): void {
+    this.leases.clear();
+  }
+
   isPrimary(): boolean {
     return this.primary;
   }

@@ -1,0 +1,938 @@
+// One store member: drives the Raft core (tick → Ready → persist → send → apply → advance), turns client
+// requests into log entries and waits for them to apply, serves linearizable reads through ReadIndex, runs
+// lease expiry on the leader, and keeps the membership. The gRPC services call it through StoreApi.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Entry, Message, NodeId, Ready, Snapshot, SoftState } from '../raft/types.js';
+import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../kv/types.js';
+import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi } from './store-api.js';
+import type { InboundHandlers, OutboundHooks, PeerTransport } from './transport-api.js';
+import type { InternalRequest } from './requests.js';
+import type { WatchResponseSender } from '../watch/watch-stream.js';
+import { RawNode } from '../raft/raw-node.js';
+import { SeededRng } from '../raft/rng.js';
+import { RaftError } from '../raft/errors.js';
+import { decodeConfChange } from '../raft/types.js';
+import { DurableRaftStorage } from '../storage/raft-storage.js';
+import { KvStore } from '../kv/kv-store.js';
+import { EtcdError, etcdError } from '../kv/errors.js';
+import { checkPut, checkRange, checkTxn } from '../kv/txn-check.js';
+import { WatchableStore } from '../watch/watchable-store.js';
+import { WatchStream } from '../watch/watch-stream.js';
+import { Membership, memberIdFor, toInfo } from './membership.js';
+import type { ClusterMember } from './membership.js';
+import { decodeRequest, encodeRequest } from './requests.js';
+import { ReadBarrier } from './read-barrier.js';
+import type { MemberMetrics } from './member-metrics.js';
+
+export const SERVER_VERSION = '3.4.23';
+
+export interface MemberConfig {
+  readonly name: string;
+  readonly dataDir: string;
+  /** This member's advertised peer and client URLs. */
+  readonly peerURLs: readonly string[];
+  readonly clientURLs: readonly string[];
+  /** --initial-cluster parsed (name → peer URLs); --initial-cluster-state; --initial-cluster-token. */
+  readonly initialCluster: ReadonlyMap<string, readonly string[]>;
+  readonly initialClusterState: 'new' | 'existing';
+  readonly initialClusterToken: string;
+  readonly heartbeatMs: number;
+  readonly electionMs: number;
+  readonly snapshotCount: number;
+  readonly quotaBackendBytes: number;
+  readonly logger: Logger;
+  readonly metrics?: MemberMetrics;
+  /** TEST ONLY: serve linearizable reads locally, without ReadIndex (jepsen-lite proves it catches this). */
+  readonly unsafeLocalReads?: boolean;
+  /** Builds the peer transport once the member knows its id and cluster id. */
+  readonly transport: (ids: { memberId: NodeId; clusterId: number }, handlers: InboundHandlers, hooks: OutboundHooks) => Promise<PeerTransport>;
+  /** For a member joining an existing cluster: asks the peers listed in --initial-cluster who is who. */
+  readonly fetchCluster?: (peerURLs: readonly string[]) => Promise<{ clusterId: number; members: ClusterMember[] }>;
+}
+
+interface Waiter {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+/** Entries kept behind a snapshot so a briefly lagging follower catches up from the log (etcd: 5000). */
+const SNAPSHOT_CATCH_UP_ENTRIES = 5000;
+/** The apply loop may fall this far behind commit before new requests are refused (etcd: 5000). */
+const MAX_GAP_BETWEEN_APPLY_AND_COMMIT = 5000;
+const MAX_LEARNERS = 1;
+
+export class Member implements StoreApi {
+  readonly log: Logger;
+  private node!: RawNode;
+  private storage!: DurableRaftStorage;
+  private kv!: KvStore;
+  private watchable!: WatchableStore;
+  private transport!: PeerTransport;
+  private membership!: Membership;
+  private reads!: ReadBarrier;
+  memberId = 0;
+
+  private ticker: NodeJS.Timeout | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private processing = false;
+  private again = false;
+  private stopped = false;
+  private readonly waiters = new Map<string, Waiter>();
+  private reqSeq = 0;
+  /** Proposals gathered in this turn of the event loop, proposed together (one append, one message). */
+  private batch: Uint8Array[] = [];
+  private batchScheduled = false;
+  private lastSnapshotIndex = 0;
+  private softState: SoftState = { lead: 0, raftState: 'follower' };
+  private readonly revoking = new Set<string>();
+  private readonly alarms = new Map<string, AlarmMember>();
+  private published = false;
+  /** A snapshot received from the leader, staged on disk until its Ready is applied. */
+  private stagedSnapshot: string | undefined;
+  private readonly requestTimeoutMs: number;
+
+  constructor(readonly cfg: MemberConfig) {
+    this.log = cfg.logger.child({ component: 'member', name: cfg.name });
+    // etcd's request timeout: 5 s plus twice the election timeout.
+    this.requestTimeoutMs = 5000 + 2 * cfg.electionMs;
+  }
+
+  private get memberDir(): string {
+    return join(this.cfg.dataDir, 'member');
+  }
+
+  // ---- lifecycle ----
+
+  async start(): Promise<void> {
+    await mkdir(this.memberDir, { recursive: true });
+    this.storage = await DurableRaftStorage.open(join(this.memberDir, 'raft'));
+    // Quota is enforced before proposing (nondeterministic sizes must not decide what applies); the
+    // applier only honours the replicated NOSPACE alarm.
+    this.kv = await KvStore.open(join(this.memberDir, 'kv'), { quotaBackendBytes: Number.POSITIVE_INFINITY, minLeaseTtl: Math.ceil((1.5 * this.cfg.electionMs) / 1000) });
+    this.watchable = new WatchableStore(this.kv, { logger: this.cfg.logger });
+    await this.initIdentity();
+    for (const [id, a] of await this.loadAlarms()) this.alarms.set(id, a);
+
+    const electionTick = Math.max(2, Math.round(this.cfg.electionMs / this.cfg.heartbeatMs));
+    const snap = this.storage.snapshot();
+    this.lastSnapshotIndex = snap.metadata.index;
+    // Restart from the snapshot: entries after it are replayed, and the key-value store skips those it
+    // already holds (its consistent index), so conf changes and members are rebuilt exactly.
+    this.node = new RawNode({
+      id: this.memberId,
+      electionTick,
+      heartbeatTick: 1,
+      storage: this.storage,
+      rng: new SeededRng(randomBytes(4).readUInt32BE(0)),
+      applied: snap.metadata.index,
+      checkQuorum: true,
+      preVote: true,
+      maxSizePerMsg: 1024 * 1024,
+      maxInflightMsgs: 512,
+    });
+    this.reads = new ReadBarrier({
+      readIndex: (ctx) => {
+        this.node.readIndex(ctx);
+        this.kick();
+      },
+      applied: () => this.node.raft.raftLog.applied,
+      retryMs: this.cfg.electionMs,
+      timeoutMs: this.requestTimeoutMs,
+    });
+
+    this.transport = await this.cfg.transport({ memberId: this.memberId, clusterId: this.membership.clusterId }, this.inbound(), this.outbound());
+    for (const m of this.membership.members.values()) if (m.id !== this.memberId) this.transport.addPeer(m.id, m.peerURLs);
+
+    this.ticker = setInterval(() => this.tick(), this.cfg.heartbeatMs);
+    this.leaseTimer = setInterval(() => this.expireLeases(), 500);
+    this.flushTimer = setInterval(() => void this.kv.flush().catch((e: unknown) => this.fatal(e)), 100);
+    this.log.info({ memberId: this.memberId.toString(16), clusterId: this.membership.clusterId.toString(16), members: this.membership.members.size }, 'member started');
+    this.kick();
+  }
+
+  /** Who we are: from disk on restart, from --initial-cluster for a new cluster, or from the peers when joining. */
+  private async initIdentity(): Promise<void> {
+    const idFile = join(this.memberDir, 'identity.json');
+    let saved: { memberId: number; clusterId: number } | undefined;
+    try {
+      saved = JSON.parse(await readFile(idFile, 'utf8')) as { memberId: number; clusterId: number };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${idFile}: unreadable member identity (${(e as Error).message})`, { cause: e });
+    }
+    const snap = this.storage.snapshot();
+    if (saved) {
+      this.memberId = saved.memberId;
+      this.membership = snap.metadata.index > 0 && snap.data.length > 0 ? Membership.decode(snap.data) : new Membership(saved.clusterId);
+      return;
+    }
+    const self = this.cfg.initialCluster.get(this.cfg.name);
+    if (!self) throw new Error(`--initial-cluster has no entry for this member's name "${this.cfg.name}"`);
+    if (this.cfg.initialClusterState === 'new') {
+      this.membership = Membership.fromInitialCluster(new Map([...this.cfg.initialCluster].map(([n, u]) => [n, [...u]])), this.cfg.initialClusterToken);
+      this.memberId = memberIdFor(self, this.cfg.initialClusterToken);
+      const ids = this.membership.voters();
+      // Every founding member writes the same bootstrap snapshot: index 1, term 1, all of them voters.
+      await this.storage.save({
+        snapshot: { metadata: { index: 1, term: 1, confState: { voters: ids, learners: [] } }, data: this.membership.encode() },
+        entries: [],
+        hardState: { term: 1, vote: 0, commit: 1 },
+        mustSync: true,
+      });
+    } else {
+      if (!this.cfg.fetchCluster) throw new Error('joining an existing cluster needs a way to reach its members');
+      const others = [...this.cfg.initialCluster].filter(([n]) => n !== this.cfg.name).flatMap(([, u]) => u);
+      const info = await this.cfg.fetchCluster(others);
+      const me = info.members.find((m) => m.peerURLs.some((u) => self.includes(u)));
+      if (!me) throw new Error(`the cluster has no member with peer URLs ${self.join(',')}: add it with "member add" first`);
+      this.memberId = me.id;
+      this.membership = new Membership(info.clusterId);
+      for (const m of info.members) this.membership.members.set(m.id, m);
+    }
+    await writeFile(idFile, JSON.stringify({ memberId: this.memberId, clusterId: this.membership.clusterId }));
+  }
+
+  /** Stops the member. A leader first hands leadership to a caught-up voter, so no write is lost. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    if (this.isLeader() && this.membership.voters().length > 1) await this.transferLeadership().catch(() => undefined);
+    this.stopped = true;
+    clearInterval(this.ticker);
+    clearInterval(this.leaseTimer);
+    clearInterval(this.flushTimer);
+    this.reads.close(etcdError('STOPPED'));
+    for (const w of this.waiters.values()) w.reject(etcdError('STOPPED'));
+    this.waiters.clear();
+    this.watchable.close();
+    await this.transport.close();
+    while (this.processing) await new Promise((r) => setTimeout(r, 5));
+    await this.kv.close();
+    await this.storage.close();
+    this.log.info('member stopped');
+  }
+
+  private fatal(e: unknown): void {
+    this.log.fatal({ err: e }, 'member cannot continue');
+    void this.stop();
+  }
+
+  private async transferLeadership(): Promise<void> {
+    const st = this.node.status();
+    let best: NodeId = 0;
+    let bestMatch = -1;
+    for (const [id, pr] of st.progress) {
+      if (id === this.memberId || pr.isLearner) continue;
+      if (pr.match > bestMatch) {
+        best = id;
+        bestMatch = pr.match;
+      }
+    }
+    if (best === 0) return;
+    await this.moveLeader(String(best));
+  }
+
+  // ---- the Ready loop ----
+
+  private tick(): void {
+    this.node.tick();
+    this.kick();
+  }
+
+  /** Processes Ready batches until there are none; calls while running make it go round again. */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.processing) {
+      this.again = true;
+      return;
+    }
+    this.processing = true;
+    void this.drain()
+      .catch((e: unknown) => this.fatal(e))
+      .finally(() => {
+        this.processing = false;
+      });
+  }
+
+  private async drain(): Promise<void> {
+    do {
+      this.again = false;
+      while (!this.stopped && this.node.hasReady()) await this.handleReady(this.node.ready());
+    } while (this.again && !this.stopped);
+  }
+
+  private async handleReady(rd: Ready): Promise<void> {
+    if (rd.softState) this.onSoftState(rd.softState);
+    // A leader may send appends and heartbeats while its own write is in flight (thesis §10.2.1); votes
+    // and anything else wait until the term and vote they rely on are on disk.
+    const termOrVoteChanged = rd.hardState !== undefined && (rd.hardState.term !== this.savedTerm || rd.hardState.vote !== this.savedVote);
+    const early = this.softState.raftState === 'leader' && !termOrVoteChanged ? rd.messages.filter((m) => m.type === 'app' || m.type === 'heartbeat' || m.type === 'readIndexResp') : [];
+    if (early.length > 0) this.transport.send(early);
+    const t0 = performance.now();
+    await this.storage.save(rd);
+    if (rd.mustSync) this.cfg.metrics?.walFsyncSeconds.observe((performance.now() - t0) / 1000);
+    if (rd.hardState) {
+      this.savedTerm = rd.hardState.term;
+      this.savedVote = rd.hardState.vote;
+    }
+    const rest = early.length > 0 ? rd.messages.filter((m) => !early.includes(m)) : rd.messages;
+    if (rest.length > 0) this.transport.send(rest);
+    if (rd.snapshot) await this.installSnapshot(rd.snapshot);
+    for (const e of rd.committedEntries) await this.applyEntry(e);
+    for (const rs of rd.readStates) this.reads.onReadState(rs);
+    this.node.advance();
+    this.reads.onApplied();
+    this.cfg.metrics?.proposalsCommitted.set(this.node.raft.raftLog.committed);
+    this.cfg.metrics?.proposalsApplied.set(this.node.raft.raftLog.applied);
+    this.cfg.metrics?.dbSize.set(this.kv.size());
+    await this.maybeSnapshot();
+  }
+
+  private savedTerm = 0;
+  private savedVote = 0;
+
+  private onSoftState(ss: SoftState): void {
+    const wasLeader = this.softState.raftState === 'leader';
+    const leaderChanged = ss.lead !== this.softState.lead;
+    this.softState = ss;
+    if (leaderChanged) {
+      this.log.info({ leader: ss.lead.toString(16), term: this.node.raft.term }, ss.lead === 0 ? 'lost leader' : 'leader changed');
+      this.cfg.metrics?.hasLeader.set(ss.lead === 0 ? 0 : 1);
+      if (ss.lead !== 0) this.cfg.metrics?.leaderChanges.inc();
+      this.reads.onLeaderChange();
+    }
+    const isLeader = ss.raftState === 'leader';
+    if (isLeader && !wasLeader) {
+      // Only the leader runs lease clocks; extend every lease so a failover does not expire them all.
+      this.kv.lessor.promote(this.cfg.electionMs);
+    } else if (!isLeader && wasLeader) {
+      this.kv.lessor.demote();
+    }
+    if (ss.lead !== 0 && !this.published) this.publish();
+  }
+
+  /** Publishes our name and client URLs to the cluster once a leader exists (etcd's publish). */
+  private publish(): void {
+    this.published = true;
+    const m = this.membership.members.get(this.memberId);
+    if (m && m.name === this.cfg.name && sameList(m.clientURLs, this.cfg.clientURLs)) return;
+    this.proposeRequest({ t: 'memberAttr', id: this.nextReqId(), memberId: String(this.memberId), name: this.cfg.name, clientURLs: [...this.cfg.clientURLs] }).catch(() => {
+      this.published = false; // try again with the next leader
+    });
+  }
+
+  // ---- applying ----
+
+  private async applyEntry(e: Entry): Promise<void> {
+    if (e.type === 'confChange') {
+      this.applyConfChange(e);
+      return;
+    }
+    if (e.data.length === 0) {
+      // The leader's no-op.
+      if (e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
+      return;
+    }
+    const r = decodeRequest(e.data);
+    // Replayed after a restart: the key-value store already holds it.
+    const already = e.index <= this.kv.consistentIndex;
+    try {
+      const result = already ? undefined : await this.applyRequest(r, e.index);
+      this.settle(r.id, undefined, result);
+    } catch (err) {
+      if (!already && e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
+      if (!(err instanceof EtcdError)) throw err; // a bug: stop rather than diverge
+      this.settle(r.id, err, undefined);
+    }
+  }
+
+  private async applyRequest(r: InternalRequest, index: number): Promise<unknown> {
+    switch (r.t) {
+      case 'put':
+        return this.kv.put(r.req, index);
+      case 'deleteRange':
+        return this.kv.deleteRange(r.req, index);
+      case 'txn':
+        return this.kv.txn(r.req, index);
+      case 'compact': {
+        const { done } = this.kv.compact(r.revision, index);
+        return { revision: this.kv.currentRev, done };
+      }
+      case 'leaseGrant':
+        return this.kv.leaseGrant(r.lease, r.ttl, index);
+      case 'leaseRevoke': {
+        this.revoking.delete(r.lease);
+        return { revision: this.kv.leaseRevoke(r.lease, index) };
+      }
+      case 'alarm': {
+        const key = `${r.memberId}:${r.alarm}`;
+        if (r.action === 'ACTIVATE') this.alarms.set(key, { memberId: r.memberId, alarm: r.alarm });
+        else this.alarms.delete(key);
+        if (r.alarm === 'NOSPACE') {
+          if (r.action === 'ACTIVATE') this.kv.noSpaceAlarm = true;
+          else if (![...this.alarms.values()].some((a) => a.alarm === 'NOSPACE')) this.kv.disarmNoSpace();
+        }
+        await this.saveAlarms();
+        this.kv.markApplied(index);
+        return { alarms: [...this.alarms.values()] };
+      }
+      case 'memberAttr': {
+        const m = this.membership.members.get(Number(r.memberId));
+        if (m) {
+          m.name = r.name;
+          m.clientURLs = [...r.clientURLs];
+        }
+        this.kv.markApplied(index);
+        return undefined;
+      }
+      case 'memberUpdate': {
+        const id = Number(r.memberId);
+        const m = this.membership.members.get(id);
+        if (!m) throw etcdError('MEMBER_NOT_FOUND');
+        m.peerURLs = [...r.peerURLs];
+        if (id !== this.memberId) this.transport.updatePeer(id, m.peerURLs);
+        this.kv.markApplied(index);
+        return { members: this.membership.list() };
+      }
+    }
+  }
+
+  private applyConfChange(e: Entry): void {
+    const cc = decodeConfChange(e.data);
+    const ctx = cc.context ? (decodeRequestContext(cc.context) as { reqId: string; member: ClusterMember }) : undefined;
+    const cs = this.node.applyConfChange(cc);
+    const id = cc.nodeId;
+    switch (cc.type) {
+      case 'addNode':
+      case 'addLearner': {
+        const existing = this.membership.members.get(id);
+        if (existing) existing.isLearner = cc.type === 'addLearner';
+        else if (ctx) this.membership.members.set(id, { ...ctx.member, id, isLearner: cc.type === 'addLearner' });
+        if (id !== this.memberId && ctx) this.transport.addPeer(id, ctx.member.peerURLs);
+        break;
+      }
+      case 'removeNode':
+        this.membership.members.delete(id);
+        this.membership.removed.add(id);
+        if (id !== this.memberId) this.transport.removePeer(id);
+        else this.log.warn('this member was removed from the cluster');
+        break;
+    }
+    if (e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
+    // A fresh snapshot whose configuration includes a new member, so it can catch up from it.
+    this.snapshotNow = cc.type !== 'removeNode';
+    this.confState = cs;
+    if (ctx) this.settle(ctx.reqId, undefined, { members: this.membership.list(), member: this.membership.members.get(id) });
+  }
+
+  private snapshotNow = false;
+  private confState: { voters: readonly number[]; learners: readonly number[] } | undefined;
+
+  private settle(id: string, err: unknown, result: unknown): void {
+    const w = this.waiters.get(id);
+    if (!w) return;
+    this.waiters.delete(id);
+    if (err) {
+      this.cfg.metrics?.proposalsFailed.inc();
+      w.reject(err);
+    } else w.resolve(result);
+  }
+
+  /** Takes a Raft snapshot every snapshot-count entries (and after a member joins), then trims the log. */
+  private async maybeSnapshot(): Promise<void> {
+    const applied = this.node.raft.raftLog.applied;
+    if (!this.snapshotNow && applied - this.lastSnapshotIndex < this.cfg.snapshotCount) return;
+    if (applied <= this.lastSnapshotIndex) return;
+    this.snapshotNow = false;
+    // The key-value state up to `applied` must be on disk before the log that could rebuild it goes.
+    await this.kv.flush(true);
+    await this.storage.createSnapshot(applied, this.node.raft.confState(), this.membership.encode());
+    this.lastSnapshotIndex = applied;
+    const compactTo = applied - SNAPSHOT_CATCH_UP_ENTRIES;
+    if (compactTo > this.storage.firstIndex()) await this.storage.compact(compactTo);
+    this.log.debug({ index: applied, compactTo }, 'snapshot taken');
+  }
+
+  /** A snapshot from the leader was persisted: replace the key-value state with the staged copy. */
+  private async installSnapshot(snap: Snapshot): Promise<void> {
+    this.membership = Membership.decode(snap.data);
+    for (const m of this.membership.members.values()) if (m.id !== this.memberId) this.transport.addPeer(m.id, m.peerURLs);
+    const staged = this.stagedSnapshot;
+    this.stagedSnapshot = undefined;
+    if (staged) {
+      await this.kv.replaceWith(readChunks(staged));
+      await rm(staged, { force: true });
+    }
+    this.lastSnapshotIndex = snap.metadata.index;
+    this.log.info({ index: snap.metadata.index, revision: this.kv.currentRev }, 'installed snapshot from leader');
+  }
+
+  // ---- proposing ----
+
+  private nextReqId(): string {
+    return `${this.memberId.toString(36)}.${(this.reqSeq++).toString(36)}`;
+  }
+
+  private isLeader(): boolean {
+    return this.softState.raftState === 'leader';
+  }
+
+  private checkAcceptingWrites(): void {
+    if (this.stopped) throw etcdError('STOPPED');
+    const log = this.node.raft.raftLog;
+    if (log.committed - log.applied > MAX_GAP_BETWEEN_APPLY_AND_COMMIT) throw etcdError('TOO_MANY_REQUESTS');
+  }
+
+  /** Proposes a request and resolves with its applied result. */
+  private proposeRequest<T>(r: InternalRequest): Promise<T> {
+    this.checkAcceptingWrites();
+    const data = encodeRequest(r);
+    return this.waitFor<T>(r.id, () => this.enqueueProposal(data));
+  }
+
+  private waitFor<T>(id: string, propose: () => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(id);
+        reject(etcdError(this.softState.lead === 0 ? 'TIMEOUT_DUE_TO_LEADER_FAIL' : 'TIMEOUT'));
+      }, this.requestTimeoutMs);
+      this.waiters.set(id, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v as T);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+      this.cfg.metrics?.proposalsPending.inc();
+      try {
+        propose();
+      } catch (e) {
+        this.waiters.delete(id);
+        clearTimeout(timer);
+        reject(e);
+      }
+    }).finally(() => this.cfg.metrics?.proposalsPending.dec());
+  }
+
+  private enqueueProposal(data: Uint8Array): void {
+    this.batch.push(data);
+    if (this.batchScheduled) return;
+    this.batchScheduled = true;
+    setImmediate(() => this.flushProposals());
+  }
+
+  /** Proposes everything gathered since the last turn as one batch; waits for a leader if there is none. */
+  private flushProposals(): void {
+    this.batchScheduled = false;
+    if (this.batch.length === 0 || this.stopped) return;
+    if (this.softState.lead === 0) {
+      // Nobody to propose to yet: keep the batch and try again shortly (callers time out on their own).
+      this.batchScheduled = true;
+      setTimeout(() => this.flushProposals(), this.cfg.heartbeatMs);
+      return;
+    }
+    const datas = this.batch;
+    this.batch = [];
+    try {
+      this.node.proposeBatch(datas);
+    } catch (e) {
+      if (!(e instanceof RaftError) || e.code !== 'RAFT_PROPOSAL_DROPPED') throw e;
+      // Leader transfer in progress or leadership just lost: retry after a beat; nothing was appended.
+      this.batch = datas.concat(this.batch);
+      this.batchScheduled = true;
+      setTimeout(() => this.flushProposals(), this.cfg.heartbeatMs);
+      return;
+    }
+    this.kick();
+  }
+
+  // ---- StoreApi: KV ----
+
+  header(revision?: number): Header {
+    return { clusterId: String(this.membership.clusterId), memberId: String(this.memberId), revision: revision ?? this.kv.currentRev, raftTerm: this.node.raft.term };
+  }
+
+  private async linearize(serializable: boolean): Promise<void> {
+    if (this.stopped) throw etcdError('STOPPED');
+    if (serializable || this.cfg.unsafeLocalReads) return;
+    if (this.node.raft.isLearner) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
+    await this.reads.wait();
+  }
+
+  async range(req: RangeRequest): Promise<RangeResponse> {
+    checkRange(req);
+    await this.linearize(req.serializable === true);
+    return this.kv.range(req);
+  }
+
+  /** Refuses a write that would take the store past its quota, raising the NOSPACE alarm (etcd). */
+  private checkQuota(cost: number): void {
+    if (this.kv.noSpaceAlarm) throw etcdError('NO_SPACE');
+    if (cost > 0 && this.kv.size() + cost > this.cfg.quotaBackendBytes) {
+      void this.alarm('ACTIVATE', String(this.memberId), 'NOSPACE').catch(() => undefined);
+      throw etcdError('NO_SPACE');
+    }
+  }
+
+  async put(req: PutRequest): Promise<PutResponse> {
+    checkPut(req);
+    this.checkQuota(req.key.length + (req.value?.length ?? 0) + 48);
+    return this.proposeRequest<PutResponse>({ t: 'put', id: this.nextReqId(), req });
+  }
+
+  async deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse> {
+    checkRange(req);
+    return this.proposeRequest<DeleteRangeResponse>({ t: 'deleteRange', id: this.nextReqId(), req });
+  }
+
+  async txn(req: TxnRequest): Promise<TxnResponse> {
+    checkTxn(req);
+    if (isReadOnly(req)) {
+      // A read-only txn is served like a range: linearizable through ReadIndex, no log entry.
+      await this.linearize(false);
+      return this.kv.txn(req);
+    }
+    this.checkQuota(putBytes(req));
+    return this.proposeRequest<TxnResponse>({ t: 'txn', id: this.nextReqId(), req });
+  }
+
+  async compact(revision: number, physical: boolean): Promise<{ revision: number }> {
+    const r = await this.proposeRequest<{ revision: number; done: Promise<void> }>({ t: 'compact', id: this.nextReqId(), revision });
+    if (physical) await r.done;
+    return { revision: r.revision };
+  }
+
+  openWatchStream(send: WatchResponseSender): WatchStream {
+    return new WatchStream(this.watchable, send, { logger: this.cfg.logger });
+  }
+
+  // ---- StoreApi: leases ----
+
+  async leaseGrant(id: string, ttl: number): Promise<{ id: string; ttl: number }> {
+    this.checkQuota(64);
+    const lease = id === '0' || id === '' ? randomLeaseId() : id;
+    return this.proposeRequest<{ id: string; ttl: number }>({ t: 'leaseGrant', id: this.nextReqId(), lease, ttl });
+  }
+
+  async leaseRevoke(id: string): Promise<{ revision: number }> {
+    return this.proposeRequest<{ revision: number }>({ t: 'leaseRevoke', id: this.nextReqId(), lease: id });
+  }
+
+  async leaseKeepAlive(id: string): Promise<{ id: string; ttl: number }> {
+    if (this.isLeader()) return { id, ttl: this.kv.lessor.renew(id) };
+    const lead = this.softState.lead;
+    if (lead === 0) throw etcdError('NO_LEADER');
+    return { id, ttl: (await this.transport.leaseKeepAlive(lead, id)).ttl };
+  }
+
+  async leaseTimeToLive(id: string, keys: boolean): Promise<{ id: string; ttl: number; grantedTtl: number; keys: Uint8Array[] }> {
+    if (this.isLeader()) return this.localTimeToLive(id, keys);
+    const lead = this.softState.lead;
+    if (lead === 0) throw etcdError('NO_LEADER');
+    return { id, ...(await this.transport.leaseTimeToLive(lead, id, keys)) };
+  }
+
+  private localTimeToLive(id: string, keys: boolean): { id: string; ttl: number; grantedTtl: number; keys: Uint8Array[] } {
+    const t = this.kv.lessor.timeToLive(id, keys);
+    return { id, ttl: t.ttl, grantedTtl: t.grantedTtl, keys: t.keys.map((k) => Buffer.from(k, 'latin1')) };
+  }
+
+  async leaseLeases(): Promise<{ ids: string[] }> {
+    await this.linearize(false);
+    return { ids: this.kv.lessor.list() };
+  }
+
+  /** Leader only: proposes the revocation of leases whose time is up. */
+  private expireLeases(): void {
+    if (!this.isLeader() || this.stopped) return;
+    for (const id of this.kv.lessor.expired(500)) {
+      if (this.revoking.has(id)) continue;
+      this.revoking.add(id);
+      this.log.debug({ lease: id }, 'lease expired');
+      this.leaseRevoke(id).catch(() => this.revoking.delete(id));
+    }
+  }
+
+  // ---- StoreApi: cluster ----
+
+  async memberList(): Promise<{ members: MemberInfo[] }> {
+    return { members: this.membership.list() };
+  }
+
+  async memberAdd(peerURLs: readonly string[], isLearner: boolean): Promise<{ member: MemberInfo; members: MemberInfo[] }> {
+    if (peerURLs.length === 0) throw etcdError('MEMBER_BAD_URLS');
+    for (const u of peerURLs) {
+      if (!isUrl(u)) throw etcdError('MEMBER_BAD_URLS');
+      if (this.membership.byPeerURL(u)) throw etcdError('PEER_URL_EXIST');
+    }
+    if (isLearner && this.membership.learners().length >= MAX_LEARNERS) throw etcdError('TOO_MANY_LEARNERS');
+    const id = memberIdFor(peerURLs, this.cfg.initialClusterToken, Date.now());
+    if (this.membership.members.has(id) || this.membership.removed.has(id)) throw etcdError('MEMBER_EXIST');
+    const member: ClusterMember = { id, name: '', peerURLs: [...peerURLs], clientURLs: [], isLearner };
+    const r = await this.proposeConfChange<{ member: ClusterMember; members: MemberInfo[] }>(isLearner ? 'addLearner' : 'addNode', id, member);
+    return { member: toInfo(r.member), members: r.members };
+  }
+
+  async memberRemove(id: string): Promise<{ members: MemberInfo[] }> {
+    const n = Number(id);
+    const m = this.membership.members.get(n);
+    if (!m) throw etcdError('MEMBER_NOT_FOUND');
+    return this.proposeConfChange<{ members: MemberInfo[] }>('removeNode', n, m);
+  }
+
+  async memberPromote(id: string): Promise<{ members: MemberInfo[] }> {
+    const n = Number(id);
+    const m = this.membership.members.get(n);
+    if (!m) throw etcdError('MEMBER_NOT_FOUND');
+    if (!m.isLearner) throw etcdError('MEMBER_NOT_LEARNER');
+    if (this.isLeader()) {
+      // etcd promotes only a learner whose log is within 10% of the leader's.
+      const st = this.node.status();
+      const pr = st.progress.get(n);
+      const leaderMatch = st.progress.get(this.memberId)?.match ?? st.lastIndex;
+      if (!pr || pr.match < leaderMatch * 0.9) throw etcdError('LEARNER_NOT_READY');
+    }
+    return this.proposeConfChange<{ members: MemberInfo[] }>('addNode', n, m);
+  }
+
+  async memberUpdate(id: string, peerURLs: readonly string[]): Promise<{ members: MemberInfo[] }> {
+    if (!this.membership.members.has(Number(id))) throw etcdError('MEMBER_NOT_FOUND');
+    for (const u of peerURLs) if (!isUrl(u)) throw etcdError('MEMBER_BAD_URLS');
+    return this.proposeRequest<{ members: MemberInfo[] }>({ t: 'memberUpdate', id: this.nextReqId(), memberId: id, peerURLs: [...peerURLs] });
+  }
+
+  private proposeConfChange<T>(type: 'addNode' | 'addLearner' | 'removeNode', nodeId: number, member: ClusterMember): Promise<T> {
+    this.checkAcceptingWrites();
+    const reqId = this.nextReqId();
+    const context = encodeRequestContext({ reqId, member });
+    return this.waitFor<T>(reqId, () => {
+      if (this.softState.lead === 0) throw etcdError('NO_LEADER');
+      try {
+        this.node.proposeConfChange({ type, nodeId, context });
+      } catch (e) {
+        // One membership change at a time: the core refuses a second while one is pending.
+        if (e instanceof RaftError && e.code === 'RAFT_PROPOSAL_DROPPED') throw etcdError('UNHEALTHY');
+        throw e;
+      }
+      this.kick();
+    });
+  }
+
+  // ---- StoreApi: maintenance ----
+
+  async status(): Promise<StatusInfo> {
+    const st = this.node.status();
+    return {
+      version: SERVER_VERSION,
+      dbSize: this.kv.size(),
+      dbSizeInUse: this.kv.size(),
+      leader: String(this.softState.lead),
+      raftIndex: st.hardState.commit,
+      raftTerm: st.hardState.term,
+      raftAppliedIndex: st.applied,
+      errors: [...this.alarms.values()].map((a) => `memberID:${a.memberId} alarm:${a.alarm} `),
+      isLearner: this.node.raft.isLearner,
+    };
+  }
+
+  async hash(): Promise<{ hash: number }> {
+    return { hash: (await this.kv.hashKV(0)).hash };
+  }
+
+  async hashKV(revision: number): Promise<{ hash: number; compactRevision: number }> {
+    const h = await this.kv.hashKV(revision);
+    return { hash: h.hash, compactRevision: h.compactRevision };
+  }
+
+  async alarm(action: 'GET' | 'ACTIVATE' | 'DEACTIVATE', memberId: string, alarm: AlarmType): Promise<{ alarms: AlarmMember[] }> {
+    if (action === 'GET') {
+      const all = [...this.alarms.values()];
+      return { alarms: alarm === 'NONE' ? all : all.filter((a) => a.alarm === alarm) };
+    }
+    return this.proposeRequest<{ alarms: AlarmMember[] }>({ t: 'alarm', id: this.nextReqId(), action, memberId, alarm });
+  }
+
+  private async loadAlarms(): Promise<Map<string, AlarmMember>> {
+    try {
+      const list = JSON.parse(await readFile(join(this.memberDir, 'alarms.json'), 'utf8')) as AlarmMember[];
+      return new Map(list.map((a) => [`${a.memberId}:${a.alarm}`, a]));
+    } catch {
+      return new Map();
+    }
+  }
+
+  private async saveAlarms(): Promise<void> {
+    const tmp = join(this.memberDir, 'alarms.json.tmp');
+    await writeFile(tmp, JSON.stringify([...this.alarms.values()]));
+    await rename(tmp, join(this.memberDir, 'alarms.json'));
+  }
+
+  async defragment(): Promise<void> {
+    await this.kv.defragment();
+  }
+
+  snapshot(): AsyncIterable<Uint8Array> {
+    return this.kv.snapshot();
+  }
+
+  async moveLeader(targetId: string): Promise<void> {
+    if (!this.isLeader()) throw etcdError('NOT_LEADER');
+    const target = Number(targetId);
+    const m = this.membership.members.get(target);
+    if (!m || m.isLearner) throw etcdError('BAD_LEADER_TRANSFEREE');
+    if (target === this.memberId) return;
+    this.node.transferLeader(target);
+    this.kick();
+    const deadline = Date.now() + this.requestTimeoutMs;
+    while (this.softState.lead !== target) {
+      if (Date.now() > deadline) throw etcdError('TIMEOUT');
+      await new Promise((r) => setTimeout(r, this.cfg.heartbeatMs));
+    }
+  }
+
+  async health(): Promise<{ health: boolean; reason: string }> {
+    if (this.softState.lead === 0) return { health: false, reason: 'RAFT NO LEADER' };
+    if (this.alarms.size > 0) return { health: false, reason: `ALARM ${[...this.alarms.values()].map((a) => a.alarm).join(',')}` };
+    return { health: true, reason: '' };
+  }
+
+  // ---- transport wiring ----
+
+  private inbound(): InboundHandlers {
+    return {
+      onMessage: (m: Message) => {
+        if (this.stopped) return;
+        try {
+          this.node.step(m);
+        } catch (e) {
+          if (!(e instanceof RaftError)) throw e;
+          this.log.debug({ err: e, type: m.type, from: m.from.toString(16) }, 'dropped peer message');
+          return;
+        }
+        this.kick();
+      },
+      receiveSnapshot: async (m: Message, kv: AsyncIterable<Uint8Array>) => {
+        const path = join(this.memberDir, `snapshot-${m.snapshot?.metadata.index ?? 0}.tmp`);
+        await writeChunks(path, kv);
+        this.stagedSnapshot = path;
+        this.node.step(m);
+        this.kick();
+      },
+      leaseKeepAlive: async (id: string) => {
+        if (!this.isLeader()) throw etcdError('NOT_LEADER');
+        return { ttl: this.kv.lessor.renew(id) };
+      },
+      leaseTimeToLive: async (id: string, keys: boolean) => {
+        if (!this.isLeader()) throw etcdError('NOT_LEADER');
+        const t = this.localTimeToLive(id, keys);
+        return { ttl: t.ttl, grantedTtl: t.grantedTtl, keys: t.keys };
+      },
+    };
+  }
+
+  private outbound(): OutboundHooks {
+    return {
+      reportUnreachable: (id) => {
+        this.node.reportUnreachable(id);
+        this.kick();
+      },
+      reportSnapshot: (id, ok) => {
+        this.node.reportSnapshot(id, ok);
+        this.kick();
+      },
+      kvSnapshot: () => this.kv.snapshot(),
+    };
+  }
+
+  /** For tests and the CLI: the member's view right now. */
+  info(): { memberId: string; leader: string; term: number; applied: number; revision: number } {
+    return { memberId: String(this.memberId), leader: String(this.softState.lead), term: this.node.raft.term, applied: this.node.raft.raftLog.applied, revision: this.kv.currentRev };
+  }
+}
+
+// ---- helpers ----
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function isUrl(u: string): boolean {
+  try {
+    const p = new URL(u);
+    return p.protocol === 'http:' || p.protocol === 'https:' || p.protocol === 'unix:' || p.protocol === 'unixs:';
+  } catch {
+    return false;
+  }
+}
+
+/** Lease ids are positive int64s chosen by the member that proposes the grant. */
+function randomLeaseId(): string {
+  const b = randomBytes(8);
+  b[0] = (b[0] as number) & 0x7f;
+  const id = b.readBigUInt64BE(0);
+  return (id === 0n ? 1n : id).toString();
+}
+
+function isReadOnly(req: TxnRequest): boolean {
+  const ops = [...(req.success ?? []), ...(req.failure ?? [])];
+  return ops.every((op) => 'requestRange' in op || ('requestTxn' in op && isReadOnly(op.requestTxn)));
+}
+
+function putBytes(req: TxnRequest): number {
+  let n = 0;
+  for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
+    if ('requestPut' in op) n += op.requestPut.key.length + (op.requestPut.value?.length ?? 0) + 48;
+    else if ('requestTxn' in op) n += putBytes(op.requestTxn);
+  }
+  return n;
+}
+
+function encodeRequestContext(v: unknown): Uint8Array {
+  return encodeRequest(v as InternalRequest);
+}
+
+function decodeRequestContext(b: Uint8Array): unknown {
+  return decodeRequest(b);
+}
+
+/** Stages snapshot chunks in a file: length-prefixed records. */
+async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  const { open } = await import('node:fs/promises');
+  const fh = await open(path, 'w');
+  try {
+    for await (const c of chunks) {
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(c.length, 0);
+      await fh.write(len);
+      await fh.write(c);
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
+  const { open } = await import('node:fs/promises');
+  const fh = await open(path, 'r');
+  try {
+    const len = Buffer.alloc(4);
+    for (;;) {
+      const r = await fh.read(len, 0, 4, null);
+      if (r.bytesRead < 4) return;
+      const n = len.readUInt32BE(0);
+      const buf = Buffer.alloc(n);
+      const got = await fh.read(buf, 0, n, null);
+      if (got.bytesRead < n) throw new Error(`${path}: truncated snapshot chunk`);
+      yield buf;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
