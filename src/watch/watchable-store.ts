@@ -298,8 +298,10 @@ export class WatchableStore {
     const batches = await this.readBatch(chosen, from, to);
     const compactNow = this.kv.compactRev;
     for (const w of chosen) {
-      // Canceled, or compacted past it while we read (the read may have missed records): next round tells it.
       if (w.state !== 'unsynced') continue;
+      // The backend reads from a snapshot taken as the read starts, so a compaction meanwhile should not
+      // have cost us records; but a watcher now below the compacted revision is canceled as etcd would,
+      // rather than trusting that.
       if (w.minRev < compactNow) {
         this.syncAgain = true;
         continue;
@@ -308,6 +310,8 @@ export class WatchableStore {
       this.unsynced.delete(w);
       w.minRev = to + 1;
       const evs = batches.get(w);
+      // The header says `to`, the revision the watcher is now complete up to. etcd sends the head there,
+      // which overstates an intermediate batch to a client that resumes from header.revision + 1.
       if (evs && !w.sendEvents(evs, to)) {
         this.makeVictim(w, { events: evs, revision: to });
         continue;

@@ -42,7 +42,7 @@ const WatchResponseType = root.lookupType('WatchResponse');
 function nonDefault(o: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
-    if (v === 0 || v === false || v === '' || v === '0' || v === undefined) continue;
+    if (v === 0 || v === false || v === '' || v === undefined) continue;
     if (v instanceof Uint8Array && v.length === 0) continue;
     out[k] = v;
   }
@@ -56,7 +56,7 @@ function kvProto(kv: KeyValue): Record<string, unknown> {
     mod_revision: kv.modRevision,
     version: kv.version,
     value: kv.value,
-    lease: kv.lease,
+    lease: kv.lease === '0' ? 0 : kv.lease,
   });
 }
 
