@@ -222,6 +222,27 @@ describe('WatchableStore: catch-up from history', () => {
   });
 });
 
+describe('WatchableStore: catch-up under a steady writer', () => {
+  it('a watcher far behind reaches the head while writes keep coming, and misses nothing', async () => {
+    await withWatchable(async ({ kv, ws }) => {
+      for (let i = 0; i < 3000; i++) await put(kv, `c${i % 13}`, `${i}`);
+      const sink = new TestSink();
+      const w = ws.watch({ key: enc('c'), rangeEnd: enc('d'), startRevision: 2 }, sink);
+      let writes = 0;
+      // Writes go on until the watcher has caught up (with a cap, so a watcher that never does fails).
+      while (w.state !== 'synced' && writes < 100_000) {
+        await put(kv, `c${writes % 13}`, `late${writes}`);
+        writes++;
+        if (writes % 20 === 0) await new Promise((r) => setImmediate(r));
+      }
+      expect(w.state).toBe('synced');
+      expect(writes).toBeGreaterThan(0);
+      for (let i = 0; i < 10; i++) await put(kv, `c${i}`, 'after');
+      expect(sink.summary()).toEqual(await historySummary(kv, 2, kv.currentRev));
+    });
+  });
+});
+
 describe('WatchableStore: fan-out', () => {
   it('1000 watchers on one prefix, plus unrelated ones, each get every event of their range', async () => {
     await withWatchable(async ({ kv, ws }) => {
