@@ -51,6 +51,8 @@ export class WatchableStore {
   private syncTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private victimTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The last revision handed to the synced group: every synced watcher has been sent all up to it. */
+  private seenHead: number;
 
   constructor(
     readonly kv: KvStore,
@@ -61,7 +63,10 @@ export class WatchableStore {
     this.victimRetryMs = opts.victimRetryMs ?? 10;
     this.batchMaxRevs = Math.max(1, opts.batchMaxRevs ?? DEFAULT_BATCH_MAX_REVS);
     this.maxWatchersPerSync = Math.max(1, opts.maxWatchersPerSync ?? 512);
+    this.seenHead = kv.currentRev;
     this.unsubscribe = kv.onCommit((rev, events) => this.notify(rev, events));
+    // onRestore has no unsubscribe; a closed watchable store just ignores it.
+    kv.onRestore(() => this.restored());
   }
 
   get currentRev(): number {
@@ -144,6 +149,7 @@ export class WatchableStore {
   // ---- the commit path: synchronous, never waits on a consumer ----
 
   private notify(rev: number, events: readonly KvEvent[]): void {
+    this.seenHead = rev;
     if (this.synced.size === 0) return;
     try {
       const batches = new Map<Watcher, KvEvent[]>();
@@ -161,7 +167,14 @@ export class WatchableStore {
         });
       }
       for (const [w, evs] of batches) {
-        if (w.sendEvents(evs, rev)) continue;
+        let sent = false;
+        try {
+          sent = w.sendEvents(evs, rev);
+        } catch (e) {
+          // A sink that throws is treated as full: it must not cost the other watchers their events.
+          this.log?.error({ err: e, watchId: w.id, rev }, 'watch sink failed');
+        }
+        if (sent) continue;
         this.synced.delete(w);
         w.minRev = rev + 1;
         this.makeVictim(w, { events: evs, revision: rev });
@@ -170,6 +183,23 @@ export class WatchableStore {
       // The writer must never see a watch failure.
       this.log?.error({ err: e, rev }, 'watch notify failed');
     }
+  }
+
+  /**
+   * The store's contents were replaced by a snapshot (a follower that fell behind): the synced watchers
+   * have seen everything up to the old head, and now catch up from the new history (or learn it was
+   * compacted). Unsynced watchers and victims already know where they stand.
+   */
+  private restored(): void {
+    if (this.closed) return;
+    for (const w of [...this.synced]) {
+      this.synced.delete(w);
+      w.minRev = Math.max(w.minRev, this.seenHead + 1);
+      w.state = 'unsynced';
+      this.unsynced.add(w);
+    }
+    this.seenHead = this.kv.currentRev;
+    if (this.unsynced.size > 0) this.wakeSync();
   }
 
   // ---- victims ----

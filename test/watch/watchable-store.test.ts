@@ -1,7 +1,10 @@
 // The watchable store against a real KvStore: start revisions, ranges, filters, prev_kv, catch-up from
 // history in batches of whole revisions, fan-out to many watchers, slow watchers and compaction.
 import { describe, expect, it } from 'vitest';
-import type { KvStore } from '../../src/kv/kv-store.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KvStore } from '../../src/kv/kv-store.js';
 import { prefixEnd } from '../../src/kv/key-range.js';
 import { TestSink, dec, enc, historySummary, summarize, waitFor, withWatchable } from './helpers.js';
 
@@ -400,6 +403,52 @@ describe('WatchableStore: cancel and progress', () => {
       await waitFor(() => wb.state === 'synced', 'synced');
       expect(wb.requestProgress()).toBe(true);
       expect(behind.received.at(-1)).toMatchObject({ revision: 6, events: [] });
+    });
+  });
+});
+
+describe('WatchableStore: snapshot install', () => {
+  /** A second store (the "leader") holding the same first `common` writes and then `extra` more. */
+  async function withLeader(common: number, extra: number, f: (leader: KvStore) => Promise<void>): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'setpoint-watch-leader-'));
+    const leader = await KvStore.open(dir);
+    try {
+      for (let i = 0; i < common + extra; i++) await put(leader, `r${i % 3}`, `${i}`);
+      await f(leader);
+    } finally {
+      await leader.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('synced watchers catch up from the installed history after what they had seen', async () => {
+    await withWatchable(async ({ kv, ws }) => {
+      for (let i = 0; i < 10; i++) await put(kv, `r${i % 3}`, `${i}`);
+      const sink = new TestSink();
+      const w = ws.watch({ key: enc('r'), rangeEnd: enc('s'), startRevision: 5 }, sink);
+      await waitFor(() => w.state === 'synced', 'synced');
+      await withLeader(10, 25, async (leader) => {
+        await kv.replaceWith(leader.snapshot());
+        expect(kv.currentRev).toBe(36);
+        await waitFor(() => w.state === 'synced' && sink.events().length === 32, 'caught up after install');
+        expect(sink.summary()).toEqual(await historySummary(kv, 5, 36));
+      });
+      await put(kv, 'r9', 'live');
+      expect(sink.summary().at(-1)).toBe('PUT r9@37=live');
+    });
+  });
+
+  it('a synced watcher whose next revision the snapshot compacted away is told so', async () => {
+    await withWatchable(async ({ kv, ws }) => {
+      for (let i = 0; i < 10; i++) await put(kv, `r${i % 3}`, `${i}`);
+      const sink = new TestSink();
+      const w = ws.watch({ key: enc('r'), rangeEnd: enc('s'), startRevision: 0 }, sink);
+      await withLeader(10, 25, async (leader) => {
+        await leader.compact(20).done;
+        await kv.replaceWith(leader.snapshot());
+        await waitFor(() => w.state === 'compacted', 'compacted');
+        expect(sink.received).toEqual([{ watchId: w.id, revision: 0, events: [], compactRevision: 20 }]);
+      });
     });
   });
 });
