@@ -23,6 +23,11 @@ function parsePositive(v: string): number {
   return n;
 }
 
+function parseNodes(v: string): number {
+  if (v !== '3' && v !== '5') throw new InvalidArgumentError('expected 3 or 5');
+  return Number(v);
+}
+
 interface CliOptions {
   seeds: [number, number];
   nodes: number;
@@ -31,17 +36,19 @@ interface CliOptions {
   classicChecks?: boolean;
   keepGoing?: boolean;
   checkDeterminism?: boolean;
+  trace: number;
 }
 
 const program = new Command('sim')
   .description('Deterministic simulation of the Raft core under faults: every seed replays exactly.')
   .requiredOption('--seeds <A-B>', 'range of seeds to run', parseRange)
-  .addOption(new Option('--nodes <n>', 'initial voters').choices(['3', '5']).default(3).argParser(Number))
+  .option('--nodes <n>', 'initial voters: 3 or 5', parseNodes, 3)
   .option('--steps <ticks>', 'ticks of the fault phase per seed', parsePositive, DEFAULT_STEPS)
   .addOption(new Option('--bug <name>', 'plant a known bug in the core (the run should then fail)').choices(PLANTED_BUGS))
   .option('--classic-checks', 'check only the Raft paper properties, not the direct vote/commit rules')
   .option('--keep-going', 'run every seed even after a violation')
   .option('--check-determinism', 'run each seed twice and fail if the traces differ')
+  .option('--trace <events>', 'events of trace to show for a violation', parsePositive, 60)
   .action((o: CliOptions) => {
     const summary = emptySummary();
     const started = performance.now();
@@ -52,6 +59,7 @@ const program = new Command('sim')
         seed,
         nodes: o.nodes,
         steps: o.steps,
+        traceLines: o.trace,
         ...(o.bug !== undefined ? { bug: o.bug } : {}),
         ...(o.classicChecks === true ? { strict: false } : {}),
       };
