@@ -223,9 +223,13 @@ export class SimCluster {
 
   private handleReady(n: SimNode, raw: RawNode, rd: Ready): void {
     const st = n.storage;
-    const prevCommit = st.getHardState().commit;
+    const prevHs = st.getHardState();
+    const prevCommit = prevHs.commit;
     const term = rd.hardState?.term ?? n.term;
     this.checker.beforePersist(n.id, st, rd);
+    if (rd.hardState && (rd.hardState.term !== prevHs.term || rd.hardState.vote !== prevHs.vote)) {
+      this.note(`node ${n.id} hard state: term ${rd.hardState.term}, vote ${rd.hardState.vote || 'none'}`);
+    }
     const leaderBefore = this.checker.leaderTerm(n.id);
     let newLeader = false;
     if (rd.softState) {
