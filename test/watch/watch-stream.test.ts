@@ -308,6 +308,19 @@ describe('WatchStream: compaction', () => {
   });
 });
 
+describe('WatchStream: many watches on one stream', () => {
+  it('1000 watches on one prefix each get every event; a brisk consumer makes no victims', async () => {
+    await withStream(async ({ kv, ws, stream, client }) => {
+      for (let i = 0; i < 1000; i++) stream.create({ key: enc('/p/'), rangeEnd: prefixEnd(enc('/p/')) });
+      for (let i = 0; i < 20; i++) await put(kv, `/p/${i}`, `${i}`);
+      await waitFor(() => client.got.length === 1000 + 1000 * 20, 'every response');
+      const expected = await historySummary(kv, 2, 21);
+      for (const id of [0, 499, 999]) expect(client.events(id)).toEqual(expected);
+      expect(ws.stats()).toEqual({ synced: 1000, unsynced: 0, victims: 0 });
+    });
+  });
+});
+
 describe('WatchStream: a consumer that pushes back', () => {
   it('pauses on send() = false without blocking writes, and on resume delivers every event in order', async () => {
     await withStream(
