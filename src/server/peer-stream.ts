@@ -1,0 +1,287 @@
+// The outbound Raft message stream to one peer: a bounded queue that send() appends to without ever
+// waiting, and a writer that drains it into one long-lived Send stream, one batch per gRPC write, with
+// at most one write in flight (so messages that arrive meanwhile make the next batch bigger). When the
+// stream fails the peer is reported unreachable, its queue is dropped (Raft resends what matters) and the
+// stream is dialled again after a jittered exponential backoff.
+import type { Client, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Message, NodeId } from '../raft/types.js';
+import { approxMessageBytes, messageToWire } from './peer-codec.js';
+import type { PeerTimings } from './peer-channel.js';
+import { backoffDelay } from './peer-channel.js';
+import type { PeerUrl } from './peer-credentials.js';
+import { refusalMessage, refusalOf } from './peer-errors.js';
+import type { PeerRefusalCode } from './peer-errors.js';
+import { callMetadata, MESSAGE_BATCH_BYTES, peerService } from './peer-proto.js';
+import type { WireMessage, WireMessageBatch, WireSendSummary } from './peer-proto.js';
+
+export interface PeerStreamLimits {
+  /** etcd's stream buffer is 4096 messages; beyond it messages are dropped and the peer reported. */
+  readonly maxQueueMessages: number;
+  readonly maxQueueBytes: number;
+  readonly batchBytes: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: PeerStreamLimits = {
+  maxQueueMessages: 4096,
+  maxQueueBytes: 64 * 1024 * 1024,
+  batchBytes: MESSAGE_BATCH_BYTES,
+};
+
+export interface PeerStreamDeps {
+  readonly self: NodeId;
+  readonly peer: NodeId;
+  readonly clusterId: string;
+  readonly timings: PeerTimings;
+  readonly limits: PeerStreamLimits;
+  readonly log: Logger;
+  /** The peer's URLs now (they change with updatePeer); attempts rotate through them. */
+  urls(): readonly PeerUrl[];
+  dial(url: PeerUrl): Client;
+  /** The stream failed or was never accepted: the core should stop assuming delivery. */
+  onUnreachable(): void;
+  /** The peer accepted our stream: proof of a round trip. */
+  onAccepted(): void;
+}
+
+export type EnqueueResult = 'queued' | 'dropped';
+
+type State = 'connecting' | 'active' | 'backoff' | 'stopped';
+
+export interface PeerStreamStats {
+  /** gRPC writes, each one MessageBatch. */
+  batches: number;
+  messages: number;
+  bytes: number;
+  /** Messages dropped: queue full, peer down, or lost with a failed stream. */
+  dropped: number;
+  /** Streams that failed or were never accepted. */
+  failures: number;
+}
+
+export class PeerStream {
+  private state: State = 'backoff';
+  // FIFO of messages not yet written; queue[head..] are pending (a moving head keeps dequeues O(1)).
+  private queue: (Message | undefined)[] = [];
+  private head = 0;
+  private queuedBytes = 0;
+  private client: Client | undefined;
+  private call: ClientWritableStream<WireMessageBatch> | undefined;
+  private writing = false;
+  private flushScheduled = false;
+  /** Bumped whenever the current call is torn down, so late callbacks of an old call are ignored. */
+  private generation = 0;
+  /** Consecutive failed attempts; decides the next backoff. */
+  private failedAttempts = 0;
+  private urlIndex = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** The refusal last logged, so a peer refusing every attempt is logged once, not every 2 s. */
+  private loggedRefusal: PeerRefusalCode | undefined;
+  private wasActive = false;
+  readonly stats: PeerStreamStats = { batches: 0, messages: 0, bytes: 0, dropped: 0, failures: 0 };
+
+  constructor(private readonly deps: PeerStreamDeps) {}
+
+  start(): void {
+    if (this.state === 'stopped') return;
+    this.dial();
+  }
+
+  /** The stream is up: accepted by the peer and not failed since. */
+  get active(): boolean {
+    return this.state === 'active';
+  }
+
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Never blocks. 'dropped' means the caller should report the peer unreachable. */
+  enqueue(m: Message): EnqueueResult {
+    if (this.state === 'stopped') return 'dropped';
+    // A peer known to be down gets nothing queued: by the time it is back, these would be stale, and
+    // the core falls back to probing once told it is unreachable.
+    if (this.state === 'backoff') return this.drop(1);
+    const size = approxMessageBytes(m);
+    if (this.queued >= this.deps.limits.maxQueueMessages || this.queuedBytes + size > this.deps.limits.maxQueueBytes) {
+      return this.drop(1);
+    }
+    this.queue.push(m);
+    this.queuedBytes += size;
+    this.scheduleFlush();
+    return 'queued';
+  }
+
+  /** New URLs: dial them now instead of waiting for the old connection to fail. */
+  redial(): void {
+    if (this.state === 'stopped') return;
+    this.teardown();
+    this.urlIndex = 0;
+    this.failedAttempts = 0;
+    this.dial();
+  }
+
+  /** For good (peer removed, transport closed). */
+  stop(): void {
+    if (this.state === 'stopped') return;
+    this.teardown();
+    this.state = 'stopped';
+  }
+
+  private drop(n: number): EnqueueResult {
+    this.stats.dropped += n;
+    return 'dropped';
+  }
+
+  private dial(): void {
+    const urls = this.deps.urls();
+    const url = urls[this.urlIndex % Math.max(1, urls.length)];
+    if (!url) {
+      this.scheduleRedial();
+      return;
+    }
+    const gen = ++this.generation;
+    const svc = peerService().send;
+    const client = this.deps.dial(url);
+    const md = callMetadata(this.deps.self, this.deps.peer, this.deps.clusterId);
+    this.client = client;
+    this.state = 'connecting';
+    this.call = client.makeClientStreamRequest<WireMessageBatch, WireSendSummary>(
+      svc.path,
+      svc.requestSerialize,
+      svc.responseDeserialize,
+      md,
+      {},
+      (err) => this.onCallEnded(gen, url, err),
+    );
+    // The peer sends response headers as soon as it has checked who we are: that is our "connected".
+    this.call.on('metadata', () => this.onAccepted(gen, url));
+    // Failures arrive through the callback above; an 'error' without a listener would crash the process.
+    this.call.on('error', () => {});
+    this.timer = setTimeout(() => {
+      this.fail(gen, url, `not accepted within ${this.deps.timings.connectTimeoutMs} ms`, undefined);
+    }, this.deps.timings.connectTimeoutMs);
+    this.timer.unref();
+    // Queued messages may be written before the peer answers: grpc-js holds them until connected.
+    this.scheduleFlush();
+  }
+
+  private onAccepted(gen: number, url: PeerUrl): void {
+    if (gen !== this.generation || this.state !== 'connecting') return;
+    this.clearTimer();
+    this.state = 'active';
+    this.failedAttempts = 0;
+    this.loggedRefusal = undefined;
+    if (!this.wasActive) this.deps.log.info({ peer: this.deps.peer, url: url.url }, 'peer became active');
+    this.wasActive = true;
+    this.deps.onAccepted();
+    this.scheduleFlush();
+  }
+
+  private onCallEnded(gen: number, url: PeerUrl, err: ServiceError | null): void {
+    if (gen !== this.generation) return;
+    this.fail(gen, url, err ? err.details || err.message : 'stream ended by the peer', err ?? undefined);
+  }
+
+  private fail(gen: number, url: PeerUrl, reason: string, err: ServiceError | undefined): void {
+    if (gen !== this.generation || this.state === 'stopped') return;
+    this.teardown();
+    this.stats.failures++;
+    this.failedAttempts++;
+    this.urlIndex++;
+    const refusal = err ? refusalOf(err) : undefined;
+    if (refusal) {
+      if (this.loggedRefusal !== refusal) {
+        this.loggedRefusal = refusal;
+        this.deps.log.error({ peer: this.deps.peer, url: url.url, refusal, reason }, `peer refused our stream: ${refusalMessage(refusal)}`);
+      }
+    } else if (this.wasActive) {
+      this.wasActive = false;
+      this.deps.log.warn({ peer: this.deps.peer, url: url.url, reason }, 'peer became inactive');
+    } else {
+      this.deps.log.debug({ peer: this.deps.peer, url: url.url, reason, attempt: this.failedAttempts }, 'peer stream attempt failed');
+    }
+    this.deps.onUnreachable();
+    // A refusal will not change by retrying soon (another cluster, a removed member): wait the longest.
+    this.scheduleRedial(refusal !== undefined);
+  }
+
+  private scheduleRedial(longest = false): void {
+    this.state = 'backoff';
+    const t = this.deps.timings;
+    const delay = longest ? t.backoffMaxMs : backoffDelay(t, this.failedAttempts);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.state === 'backoff') this.dial();
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Drops the call, its channel and everything queued for it. */
+  private teardown(): void {
+    this.generation++;
+    this.clearTimer();
+    const call = this.call;
+    const client = this.client;
+    this.call = undefined;
+    this.client = undefined;
+    this.writing = false;
+    call?.cancel();
+    client?.close();
+    const lost = this.queued;
+    if (lost > 0) this.drop(lost);
+    this.queue = [];
+    this.head = 0;
+    this.queuedBytes = 0;
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.writing) return;
+    this.flushScheduled = true;
+    // A microtask lets every message of the current Ready (and of the same tick) join one batch.
+    queueMicrotask(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    const call = this.call;
+    if (this.writing || !call || this.queued === 0) return;
+    const batch: WireMessage[] = [];
+    let bytes = 0;
+    while (this.head < this.queue.length) {
+      const m = this.queue[this.head] as Message;
+      const size = approxMessageBytes(m);
+      if (batch.length > 0 && bytes + size > this.deps.limits.batchBytes) break;
+      batch.push(messageToWire(m));
+      bytes += size;
+      this.queue[this.head++] = undefined;
+    }
+    this.queuedBytes -= bytes;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    this.stats.batches++;
+    this.stats.messages += batch.length;
+    this.stats.bytes += bytes;
+    this.writing = true;
+    const gen = this.generation;
+    // One write in flight: its callback comes once grpc-js has passed the batch to HTTP/2, which holds
+    // it while the peer's flow-control window is shut, so a stalled peer stalls us here, not in memory.
+    call.write({ messages: batch }, () => {
+      if (gen !== this.generation) return;
+      this.writing = false;
+      this.flush();
+    });
+  }
+}
