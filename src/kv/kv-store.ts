@@ -782,9 +782,13 @@ export class KvStore {
 
   private readonly restoreListeners: (() => void)[] = [];
 
-  /** Called after replaceWith(): the history under every watcher changed. */
-  onRestore(l: () => void): void {
+  /** Called after replaceWith(): the history under every watcher changed. Returns an unsubscribe. */
+  onRestore(l: () => void): () => void {
     this.restoreListeners.push(l);
+    return () => {
+      const i = this.restoreListeners.indexOf(l);
+      if (i >= 0) this.restoreListeners.splice(i, 1);
+    };
   }
 
   /** Rewrites the on-disk files compactly (etcd's defragment; LevelDB compaction here). */

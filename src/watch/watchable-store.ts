@@ -64,9 +64,12 @@ export class WatchableStore {
     this.batchMaxRevs = Math.max(1, opts.batchMaxRevs ?? DEFAULT_BATCH_MAX_REVS);
     this.maxWatchersPerSync = Math.max(1, opts.maxWatchersPerSync ?? 512);
     this.seenHead = kv.currentRev;
-    this.unsubscribe = kv.onCommit((rev, events) => this.notify(rev, events));
-    // onRestore has no unsubscribe; a closed watchable store just ignores it.
-    kv.onRestore(() => this.restored());
+    const offCommit = kv.onCommit((rev, events) => this.notify(rev, events));
+    const offRestore = kv.onRestore(() => this.restored());
+    this.unsubscribe = () => {
+      offCommit();
+      offRestore();
+    };
   }
 
   get currentRev(): number {
