@@ -83,6 +83,7 @@ export class PeerRemote {
   }
 
   update(urls: readonly PeerUrl[]): void {
+    if (urls.length === this.urls.length && urls.every((u, i) => u.url === this.urls[i]?.url)) return;
     this.urls = urls;
     this.resetRpc();
     this.stream.redial();

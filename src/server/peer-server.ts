@@ -47,6 +47,7 @@ export interface PeerServerOptions {
 export interface InboundStats {
   batches: number;
   messages: number;
+  /** Payload received: entry data and snapshot kv chunks. */
   bytes: number;
   /** Messages that could not be decoded or that the member's handler threw on. */
   failures: number;
