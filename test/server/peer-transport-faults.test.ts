@@ -105,3 +105,34 @@ describe('peer transport: blackhole', () => {
     expect(commits.filter((c) => c > cutAt && c <= healedAt).length).toBeLessThan(healedAt - cutAt);
   });
 });
+
+describe('peer transport: peer URLs', () => {
+  it('tries the next URL of a peer when one does not answer', async () => {
+    const a = await h.node(1);
+    const b = await h.node(2);
+    const dead = await h.node(3);
+    const deadUrl = dead.url;
+    await dead.transport.close();
+    a.transport.addPeer(2, [deadUrl, b.url]);
+    ticker(a, 2);
+    await waitFor(() => b.member.received.length > 0, 'a message over the second URL');
+  });
+
+  it('moves to the new URLs of an updated peer', async () => {
+    const [a, b] = await h.pair();
+    const b2 = await h.node(2);
+    a.transport.send([heartbeat(1, 2, 1)]);
+    await waitFor(() => b.member.received.length === 1, 'a message to the old address');
+    a.transport.updatePeer(2, [b2.url]);
+    a.transport.send([heartbeat(1, 2, 2)]);
+    await waitFor(() => b2.member.received.length === 1, 'a message to the new address');
+    expect(b.member.received.map((m) => m.commit)).toEqual([1]);
+    // Updating with the same URLs keeps the stream it has.
+    const failures = a.transport.stats().outbound.get(2)?.failures;
+    await waitFor(() => a.transport.isActive(2), 'stream to the new address up');
+    a.transport.updatePeer(2, [b2.url]);
+    a.transport.send([heartbeat(1, 2, 3)]);
+    await waitFor(() => b2.member.received.length === 2, 'a message after the no-op update');
+    expect(a.transport.stats().outbound.get(2)?.failures).toBe(failures);
+  });
+});
