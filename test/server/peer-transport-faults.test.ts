@@ -1,5 +1,8 @@
 // The peer transport when peers fail: a receiver that closes and comes back on the same port, and a
 // partition that keeps connections open but swallows every byte (a blackholing proxy in between).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BlackholeProxy } from './helpers/blackhole-proxy.js';
 import { app, Harness, heartbeat, waitFor } from './helpers/peer-harness.js';
@@ -57,6 +60,43 @@ describe('peer transport: reconnection', () => {
     // While down, messages are dropped at once rather than queued.
     a.transport.send([heartbeat(1, 2, 1), heartbeat(1, 2, 2)]);
     expect(a.transport.stats().outbound.get(2)?.queued).toBe(0);
+  });
+});
+
+describe('peer transport: a stopped peer', () => {
+  it('detects a SIGSTOPped peer (the kernel still acknowledges its TCP) and recovers after SIGCONT', async () => {
+    const electionTimeoutMs = 500;
+    const a = await h.node(1, { electionTimeoutMs });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./helpers/peer-child.ts', import.meta.url)), a.url, String(electionTimeoutMs)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    stops.push(() => {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    });
+    let url: string | undefined;
+    let lastCommit = 0;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const o = JSON.parse(line) as { url?: string; commit?: number };
+      if (o.url) url = o.url;
+      if (o.commit !== undefined) lastCommit = o.commit;
+    });
+    await waitFor(() => url !== undefined, 'the child peer listening', 30_000);
+    a.transport.addPeer(2, [url as string]);
+    const tick = ticker(a, 2);
+    await waitFor(() => lastCommit > 0 && a.transport.isActive(2), 'the child receiving heartbeats');
+
+    child.kill('SIGSTOP');
+    const t0 = performance.now();
+    const before = a.member.unreachable.length;
+    await waitFor(() => a.member.unreachable.length > before, 'the stopped peer reported unreachable', 15_000);
+    expect(performance.now() - t0).toBeLessThan(10 * electionTimeoutMs);
+    expect(a.transport.isActive(2)).toBe(false);
+
+    child.kill('SIGCONT');
+    const resumedAt = tick.seq;
+    await waitFor(() => lastCommit > resumedAt, 'heartbeats after SIGCONT', 20_000);
+    await waitFor(() => a.transport.isActive(2), 'the peer active again', 20_000);
   });
 });
 
