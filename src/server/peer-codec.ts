@@ -37,6 +37,15 @@ export class PeerCodecError extends Error {
   }
 }
 
+/**
+ * Decoded bytes are Node Buffers viewing the received gRPC message; hand out plain Uint8Array views of
+ * the same memory (no copy), so the core and storage see the type they make themselves, with
+ * Uint8Array's slice() that copies (Buffer's does not).
+ */
+export function plainBytes(b: Uint8Array): Uint8Array {
+  return b.constructor === Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
 function safe(n: number, field: string): number {
   if (!Number.isSafeInteger(n) || n < 0) throw new PeerCodecError(`${field} ${n} is not an unsigned safe integer`);
   return n;
@@ -48,7 +57,7 @@ function entryToWire(e: Entry): WireEntry {
 
 function entryFromWire(w: WireEntry): Entry {
   const type: EntryType = w.type === 'ENTRY_CONF_CHANGE' ? 'confChange' : 'normal';
-  return { term: safe(w.term, 'entry term'), index: safe(w.index, 'entry index'), type, data: w.data };
+  return { term: safe(w.term, 'entry term'), index: safe(w.index, 'entry index'), type, data: plainBytes(w.data) };
 }
 
 function snapshotToWire(s: Snapshot): WireSnapshot {
@@ -63,7 +72,7 @@ function snapshotFromWire(w: WireSnapshot): Snapshot {
     voters: (md.confState?.voters ?? []).map((v) => safe(v, 'voter')),
     learners: (md.confState?.learners ?? []).map((v) => safe(v, 'learner')),
   };
-  return { data: w.data, metadata: { index: safe(md.index, 'snapshot index'), term: safe(md.term, 'snapshot term'), confState } };
+  return { data: plainBytes(w.data), metadata: { index: safe(md.index, 'snapshot index'), term: safe(md.term, 'snapshot term'), confState } };
 }
 
 export function messageToWire(m: Message): WireMessage {
@@ -102,7 +111,7 @@ export function messageFromWire(w: WireMessage): Message {
     rejectHint: safe(w.rejectHint, 'rejectHint'),
   };
   if (w.snapshot) m.snapshot = snapshotFromWire(w.snapshot);
-  if (w.context !== undefined && w.context !== null) m.context = w.context;
+  if (w.context !== undefined && w.context !== null) m.context = plainBytes(w.context);
   return m;
 }
 

@@ -2,29 +2,22 @@
 // probes and forwarded lease calls, the round-trip time those probes measure, and the snapshot in flight.
 import { status } from '@grpc/grpc-js';
 import type { Client, MethodDefinition, ServiceError } from '@grpc/grpc-js';
-import type { Logger } from 'pino';
 import { EtcdError } from '../kv/errors.js';
 import type { EtcdErrorCode } from '../kv/errors.js';
-import type { Message, NodeId } from '../raft/types.js';
+import type { Message } from '../raft/types.js';
 import type { OutboundHooks } from './transport-api.js';
 import { newPeerClient } from './peer-channel.js';
-import type { PeerTimings } from './peer-channel.js';
+import { plainBytes } from './peer-codec.js';
 import type { PeerTls, PeerUrl } from './peer-credentials.js';
 import { PeerError, peerErrorOf } from './peer-errors.js';
 import { callMetadata, MD_ETCD_ERROR, peerService } from './peer-proto.js';
 import { PeerStream } from './peer-stream.js';
-import type { EnqueueResult, PeerStreamLimits, PeerStreamStats } from './peer-stream.js';
+import type { EnqueueResult, PeerStreamDeps, PeerStreamStats } from './peer-stream.js';
 import { sendSnapshot } from './snapshot-sender.js';
 
-export interface PeerRemoteDeps {
-  readonly self: NodeId;
-  readonly peer: NodeId;
-  readonly clusterId: string;
-  readonly timings: PeerTimings;
-  readonly limits: PeerStreamLimits;
+export interface PeerRemoteDeps extends Pick<PeerStreamDeps, 'self' | 'peer' | 'clusterId' | 'timings' | 'limits' | 'log'> {
   readonly tls: PeerTls | undefined;
   readonly hooks: OutboundHooks;
-  readonly log: Logger;
 }
 
 export interface PeerRemoteStats extends PeerStreamStats {
@@ -57,13 +50,14 @@ export class PeerRemote {
     urls: readonly PeerUrl[],
   ) {
     this.urls = urls;
+    const { self, peer, clusterId, timings, limits, log } = deps;
     this.stream = new PeerStream({
-      self: deps.self,
-      peer: deps.peer,
-      clusterId: deps.clusterId,
-      timings: deps.timings,
-      limits: deps.limits,
-      log: deps.log,
+      self,
+      peer,
+      clusterId,
+      timings,
+      limits,
+      log,
       urls: () => this.urls,
       dial: (url) => newPeerClient(url, deps.tls, deps.timings),
       onUnreachable: () => deps.hooks.reportUnreachable(deps.peer),
@@ -114,7 +108,7 @@ export class PeerRemote {
 
   async leaseTimeToLive(id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }> {
     const r = await this.unary(peerService().leaseTimeToLive, { id, keys }, this.deps.timings.leaseCallTimeoutMs);
-    return { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys };
+    return { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys.map(plainBytes) };
   }
 
   stop(): void {

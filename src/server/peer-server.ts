@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { EtcdError } from '../kv/errors.js';
 import type { Message, NodeId } from '../raft/types.js';
 import type { InboundHandlers } from './transport-api.js';
-import { messageFromWire } from './peer-codec.js';
+import { messageFromWire, plainBytes } from './peer-codec.js';
 import { serverOptions } from './peer-channel.js';
 import type { PeerTimings } from './peer-channel.js';
 import { parsePeerUrl, serverCredentials } from './peer-credentials.js';
@@ -260,7 +260,7 @@ export class PeerServer {
               chunks++;
               bytes += chunk.length;
               stats.bytes += chunk.length;
-              yield chunk;
+              yield plainBytes(chunk);
             }
           } else if (c.part === 'trailer') {
             if (c.trailer.chunks !== chunks || c.trailer.bytes !== bytes) {
