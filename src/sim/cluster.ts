@@ -227,9 +227,6 @@ export class SimCluster {
     const prevCommit = prevHs.commit;
     const term = rd.hardState?.term ?? n.term;
     this.checker.beforePersist(n.id, st, rd);
-    if (rd.hardState && (rd.hardState.term !== prevHs.term || rd.hardState.vote !== prevHs.vote)) {
-      this.note(`node ${n.id} hard state: term ${rd.hardState.term}, vote ${rd.hardState.vote || 'none'}`);
-    }
     const leaderBefore = this.checker.leaderTerm(n.id);
     let newLeader = false;
     if (rd.softState) {
@@ -244,6 +241,9 @@ export class SimCluster {
     if (n.tornNext) {
       this.tornCrash(n, rd);
       return;
+    }
+    if (rd.hardState && (rd.hardState.term !== prevHs.term || rd.hardState.vote !== prevHs.vote)) {
+      this.note(`node ${n.id} hard state: term ${rd.hardState.term}, vote ${rd.hardState.vote || 'none'}`);
     }
     if (rd.snapshot) {
       st.applySnapshot(rd.snapshot);
