@@ -1,0 +1,15 @@
+// Finds the repository root from a module's location, so the same code works compiled (dist/jepsen-lite)
+// and from source under vitest (jepsen-lite/src).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'jepsen-lite', 'proto', 'etcd-min.proto'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('jepsen-lite: cannot find the repository root (jepsen-lite/proto/etcd-min.proto)');
+    dir = up;
+  }
+}
