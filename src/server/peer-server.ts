@@ -42,6 +42,8 @@ export interface PeerServerOptions {
   readonly log: Logger;
   /** Whether `id` has been removed from the cluster (its calls are refused). */
   isRemoved(id: NodeId): boolean;
+  /** Logs once per key: a peer knocking every two seconds, or a buggy one, fills no log. */
+  warnOnce(key: string, obj: Record<string, unknown>, msg: string): void;
 }
 
 export interface InboundStats {
@@ -61,8 +63,6 @@ export class PeerServer {
   /** The one inbound Send stream per peer (ended with the status given): a newer one supersedes the old. */
   private readonly streams = new Map<NodeId, (end: Partial<ServiceError>) => void>();
   private readonly inbound = new Map<NodeId, InboundStats>();
-  /** (peer, reason) pairs already logged, so a peer knocking every two seconds is logged once. */
-  private readonly logged = new Set<string>();
   private boundAddresses: string[] = [];
 
   constructor(private readonly opts: PeerServerOptions) {
@@ -157,11 +157,7 @@ export class PeerServer {
   private admitOrRefuse(md: Metadata, refuse: (status: Partial<ServiceError>) => void, peerAddr: string): NodeId | undefined {
     const a = this.admit(md);
     if ('from' in a) return a.from;
-    const key = `${md.get(MD_FROM)[0] as string | undefined}/${a.refusal}`;
-    if (!this.logged.has(key)) {
-      this.logged.add(key);
-      this.opts.log.warn({ refusal: a.refusal, detail: a.detail, remote: peerAddr }, 'refused a peer call');
-    }
+    this.opts.warnOnce(`refusal:${md.get(MD_FROM)[0] as string | undefined}:${a.refusal}`, { refusal: a.refusal, detail: a.detail, remote: peerAddr }, 'refused a peer call');
     refuse(refusalStatus(a.refusal, a.detail) as Partial<ServiceError>);
     return undefined;
   }
@@ -198,13 +194,13 @@ export class PeerServer {
           m = messageFromWire(w);
         } catch (err) {
           stats.failures++;
-          this.opts.log.warn({ from, err: (err as Error).message }, 'dropped an undecodable peer message');
+          this.opts.warnOnce(`undecodable:${from}`, { from, err: (err as Error).message }, 'dropped an undecodable peer message');
           continue;
         }
         if (m.type === 'snap') {
           // Snapshots travel through the Snapshot RPC with their data; a bare one here is a sender bug.
           stats.failures++;
-          this.opts.log.warn({ from }, "dropped a 'snap' message sent on the message stream");
+          this.opts.warnOnce(`snap-on-stream:${from}`, { from }, "dropped a 'snap' message sent on the message stream");
           continue;
         }
         for (const e of m.entries) stats.bytes += e.data.length;

@@ -93,6 +93,7 @@ class GrpcPeerTransport implements PeerTransportHandle {
       timings: this.timings,
       log,
       isRemoved: (id) => this.removed.has(id),
+      warnOnce: (key, obj, msg) => this.warnOnce(key, obj, msg),
     });
   }
 
