@@ -50,7 +50,7 @@ export interface MemberConfig {
   /** Builds the peer transport once the member knows its id and cluster id. */
   readonly transport: (ids: { memberId: NodeId; clusterId: number }, handlers: InboundHandlers, hooks: OutboundHooks) => Promise<PeerTransport>;
   /** For a member joining an existing cluster: asks the peers listed in --initial-cluster who is who. */
-  readonly fetchCluster?: (peerURLs: readonly string[]) => Promise<{ clusterId: number; members: ClusterMember[] }>;
+  readonly fetchMembership?: (peerURLs: readonly string[]) => Promise<Uint8Array>;
 }
 
 interface Waiter {
@@ -183,14 +183,13 @@ export class Member implements StoreApi {
         mustSync: true,
       });
     } else {
-      if (!this.cfg.fetchCluster) throw new Error('joining an existing cluster needs a way to reach its members');
+      if (!this.cfg.fetchMembership) throw new Error('joining an existing cluster needs a way to reach its members');
       const others = [...this.cfg.initialCluster].filter(([n]) => n !== this.cfg.name).flatMap(([, u]) => u);
-      const info = await this.cfg.fetchCluster(others);
-      const me = info.members.find((m) => m.peerURLs.some((u) => self.includes(u)));
+      const info = Membership.decode(await this.cfg.fetchMembership(others));
+      const me = [...info.members.values()].find((m) => m.peerURLs.some((u) => self.includes(u)));
       if (!me) throw new Error(`the cluster has no member with peer URLs ${self.join(',')}: add it with "member add" first`);
       this.memberId = me.id;
-      this.membership = new Membership(info.clusterId);
-      for (const m of info.members) this.membership.members.set(m.id, m);
+      this.membership = info;
     }
     await writeFile(idFile, JSON.stringify({ memberId: this.memberId, clusterId: this.membership.clusterId }));
   }
@@ -823,6 +822,7 @@ export class Member implements StoreApi {
         this.node.step(m);
         this.kick();
       },
+      clusterInfo: () => this.membership.encode(),
       leaseKeepAlive: async (id: string) => {
         if (!this.isLeader()) throw etcdError('NOT_LEADER');
         return { ttl: this.kv.lessor.renew(id) };

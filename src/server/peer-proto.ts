@@ -117,6 +117,7 @@ export interface PeerService {
   readonly leaseKeepAlive: MethodDefinition<WireLeaseKeepAliveRequest, WireLeaseKeepAliveResponse>;
   readonly leaseTimeToLive: MethodDefinition<WireLeaseTimeToLiveRequest, WireLeaseTimeToLiveResponse>;
   readonly probe: MethodDefinition<Empty, Empty>;
+  readonly members: MethodDefinition<Empty, { membership: Uint8Array }>;
   /** The whole definition, for Server.addService. */
   readonly definition: ServiceDefinition;
 }
@@ -157,6 +158,7 @@ export function peerService(): PeerService {
     leaseKeepAlive: method('LeaseKeepAlive'),
     leaseTimeToLive: method('LeaseTimeToLive'),
     probe: method('Probe'),
+    members: method('Members'),
     definition,
   };
   return cached;

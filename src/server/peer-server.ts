@@ -73,6 +73,7 @@ export class PeerServer {
       LeaseKeepAlive: this.onLeaseKeepAlive.bind(this),
       LeaseTimeToLive: this.onLeaseTimeToLive.bind(this),
       Probe: this.onProbe.bind(this),
+      Members: this.onMembers.bind(this),
     };
     this.server.addService(peerService().definition, impl);
   }
@@ -297,6 +298,16 @@ export class PeerServer {
       (r) => callback(null, { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys }),
       (err: unknown) => callback(handlerError(err)),
     );
+  }
+
+  /** Admitted without identity metadata: a joining member does not know the cluster id yet. */
+  private onMembers(_call: ServerUnaryCall<Empty, { membership: Uint8Array }>, callback: sendUnaryData<{ membership: Uint8Array }>): void {
+    const info = this.opts.handlers.clusterInfo;
+    if (!info) {
+      callback({ code: status.UNIMPLEMENTED, details: 'this member does not share its membership' });
+      return;
+    }
+    callback(null, { membership: info() });
   }
 
   private onProbe(call: ServerUnaryCall<Empty, Empty>, callback: sendUnaryData<Empty>): void {

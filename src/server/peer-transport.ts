@@ -31,6 +31,11 @@ export interface PeerTransportOptions {
   readonly electionTimeoutMs: number;
   /** Overrides of the timings derived from electionTimeoutMs (tests, benchmarks). */
   readonly timings?: Partial<PeerTimings>;
+  /**
+   * Dial a peer's advertised URL through another address (advertised URL → dial URL). jepsen-lite uses
+   * it to route each link through its own proxy; see parseDialMap for the SETPOINT_PEER_DIAL_MAP format.
+   */
+  readonly dialMap?: ReadonlyMap<string, string>;
   readonly limits?: Partial<PeerStreamLimits>;
 }
 
@@ -134,7 +139,7 @@ class GrpcPeerTransport implements PeerTransportHandle {
       return;
     }
     if (id === this.opts.memberId) return;
-    const urls = peerURLs.map(parsePeerUrl);
+    const urls = peerURLs.map((u) => parsePeerUrl(this.opts.dialMap?.get(u) ?? u));
     const existing = this.remotes.get(id);
     if (existing) {
       existing.update(urls);
@@ -231,4 +236,15 @@ class GrpcPeerTransport implements PeerTransportHandle {
     this.warned.add(key);
     this.log.warn(obj, msg);
   }
+}
+
+/** Parses "advertisedURL=dialURL,advertisedURL2=dialURL2" (SETPOINT_PEER_DIAL_MAP). */
+export function parseDialMap(s: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of (s ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`SETPOINT_PEER_DIAL_MAP: "${pair}" is not advertisedURL=dialURL`);
+    out.set(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+  return out;
 }

@@ -13,6 +13,8 @@ export interface InboundHandlers {
   /** Lease calls a follower forwards to the leader (only the leader runs lease clocks). */
   leaseKeepAlive(id: string): Promise<{ ttl: number }>;
   leaseTimeToLive(id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }>;
+  /** The membership record, for a member joining the cluster (answered without identity checks). */
+  clusterInfo?(): Uint8Array;
 }
 
 export interface OutboundHooks {
