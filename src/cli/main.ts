@@ -9,6 +9,7 @@ import { Nemesis, type FaultProfile } from '../sim/nemesis.js';
 import { ELECTION_TICK, HEARTBEAT_TICK } from '../sim/seed-setup.js';
 import { SimViolation } from '../sim/violation.js';
 import { Workload } from '../sim/workload.js';
+import { registerStoreCommand } from './store-command.js';
 
 function parsePositive(v: string): number {
   const n = Number(v);
@@ -117,4 +118,6 @@ program
   .option('--no-faults', 'do not inject crashes and partitions')
   .action(up);
 
-program.parse();
+registerStoreCommand(program);
+
+await program.parseAsync();

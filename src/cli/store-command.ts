@@ -1,0 +1,63 @@
+// `setpoint store`: one member of the etcd-compatible store, with etcd's flags (see server/store-flags.ts).
+// SIGTERM/SIGINT stop it cleanly: a leader hands leadership over first, so a rolling restart loses no write.
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { STORE_FLAG_DEFAULTS, FlagError, flagsFromEnv, parseStoreFlags } from '../server/store-flags.js';
+import { startMember } from '../server/start-member.js';
+import { makeLogger } from './logger.js';
+
+const BOOLEAN_FLAGS = new Set(['client-cert-auth', 'peer-client-cert-auth']);
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function registerStoreCommand(program: Command): void {
+  const cmd = program.command('store').description("run one member of the etcd-compatible store (takes etcd's flags)");
+  for (const flag of Object.keys(STORE_FLAG_DEFAULTS)) {
+    // Booleans take an optional value, as etcd's do: --client-cert-auth or --client-cert-auth=true.
+    const o = BOOLEAN_FLAGS.has(flag) ? new Option(`--${flag} [bool]`) : new Option(`--${flag} <value>`);
+    cmd.addOption(o);
+  }
+  cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
+    const raw = flagsFromEnv(process.env);
+    for (const flag of Object.keys(STORE_FLAG_DEFAULTS)) {
+      const v = opts[camel(flag)];
+      if (v !== undefined) raw[flag] = v === true ? 'true' : String(v);
+    }
+    let flags;
+    try {
+      flags = parseStoreFlags(raw);
+    } catch (e) {
+      if (e instanceof FlagError) {
+        console.error(`setpoint store: ${e.message}`);
+        process.exit(2);
+      }
+      throw e;
+    }
+    const log = makeLogger(flags.logLevel);
+    let running;
+    try {
+      running = await startMember(flags, log);
+    } catch (e) {
+      log.fatal({ err: e }, 'cannot start');
+      console.error(`setpoint store: ${(e as Error).message}`);
+      process.exit(1);
+    }
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'stopping');
+      running.stop().then(
+        () => process.exit(0),
+        (e: unknown) => {
+          log.error({ err: e }, 'stop failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+}
