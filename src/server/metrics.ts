@@ -1,0 +1,165 @@
+// A member's Prometheus metrics under etcd's own names (so etcd dashboards and alerts work unchanged),
+// served at GET /metrics on the client port. The member updates the MemberMetrics part (member-metrics.ts)
+// as it runs; the client port updates the gRPC ones itself.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+import type { MemberMetrics } from './member-metrics.js';
+
+/** go-grpc-prometheus's labels, which etcd's /metrics carries. */
+export type GrpcLabels = 'grpc_type' | 'grpc_service' | 'grpc_method';
+export type GrpcType = 'unary' | 'client_stream' | 'server_stream' | 'bidi_stream';
+
+export interface GrpcMetrics {
+  /** grpc_server_started_total: RPCs started, by type, service and method. */
+  readonly started: Counter<GrpcLabels>;
+  /** grpc_server_handled_total: RPCs completed, with their status as grpc_code ("OK", "InvalidArgument", …). */
+  readonly handled: Counter<GrpcLabels | 'grpc_code'>;
+  /** grpc_server_msg_received_total: stream messages received (one per unary call). */
+  readonly msgReceived: Counter<GrpcLabels>;
+  /** grpc_server_msg_sent_total: stream messages sent (one per successful unary call). */
+  readonly msgSent: Counter<GrpcLabels>;
+  /** etcd_network_client_grpc_received_bytes_total: request bytes read from clients. */
+  readonly receivedBytes: Counter;
+  /** etcd_network_client_grpc_sent_bytes_total: response bytes sent to clients. */
+  readonly sentBytes: Counter;
+}
+
+export interface EtcdMetrics extends MemberMetrics {
+  readonly registry: Registry;
+
+  // ---- MemberMetrics (updated by the member) ----
+  /** etcd_server_has_leader: 1 while the member knows a leader, else 0. */
+  readonly hasLeader: Gauge;
+  /** etcd_server_leader_changes_seen_total: leaders this member has seen come to power. */
+  readonly leaderChanges: Counter;
+  /** etcd_server_proposals_committed_total: the Raft commit index (a gauge in etcd, despite the name). */
+  readonly proposalsCommitted: Gauge;
+  /** etcd_server_proposals_applied_total: the applied index (a gauge in etcd too). */
+  readonly proposalsApplied: Gauge;
+  /** etcd_server_proposals_pending: proposals made on this member and not yet applied. */
+  readonly proposalsPending: Gauge;
+  /** etcd_server_proposals_failed_total: proposals that failed (dropped, timed out, leader lost). */
+  readonly proposalsFailed: Counter;
+  /** etcd_disk_wal_fsync_duration_seconds: how long each synced Raft log write took. */
+  readonly walFsyncSeconds: Histogram;
+  /** etcd_mvcc_db_total_size_in_bytes: bytes the store's backend holds. */
+  readonly dbSize: Gauge;
+
+  // ---- more of etcd's, for the member to update where it can ----
+  /** etcd_server_is_leader: 1 while this member is the leader. */
+  readonly isLeader: Gauge;
+  /** etcd_server_is_learner: 1 while this member is a learner. */
+  readonly isLearner: Gauge;
+  /** etcd_server_id: 1, labelled with the member id in hex (server_id). */
+  readonly serverId: Gauge<'server_id'>;
+  /** etcd_mvcc_db_total_size_in_use_in_bytes: bytes logically in use. */
+  readonly dbSizeInUse: Gauge;
+  /** etcd_debugging_mvcc_keys_total: keys in the key index. */
+  readonly keysTotal: Gauge;
+  /** etcd_network_peer_round_trip_time_seconds{To}: peer round-trip times (To = peer id in hex). */
+  readonly peerRoundTripSeconds: Histogram<'To'>;
+  /** etcd_debugging_mvcc_watch_stream_total: open Watch streams (kept by the client port). */
+  readonly watchStreams: Gauge;
+
+  readonly grpc: GrpcMetrics;
+}
+
+export interface MetricsOptions {
+  /** The version etcd_server_version reports. */
+  readonly serverVersion?: string;
+  /** Add Node's process metrics (process_*, nodejs_*), as etcd exposes Go's process_* ones. */
+  readonly processMetrics?: boolean;
+}
+
+export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const grpcLabels: GrpcLabels[] = ['grpc_type', 'grpc_service', 'grpc_method'];
+
+  const version = new Gauge({
+    name: 'etcd_server_version',
+    help: 'Which version is running. 1 for \'server_version\' label with current version.',
+    labelNames: ['server_version'],
+    registers,
+  });
+  version.set({ server_version: opts.serverVersion ?? '3.4.23' }, 1);
+  if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+  return {
+    registry,
+    hasLeader: new Gauge({ name: 'etcd_server_has_leader', help: 'Whether or not a leader exists. 1 is existence, 0 is not.', registers }),
+    leaderChanges: new Counter({ name: 'etcd_server_leader_changes_seen_total', help: 'The number of leader changes seen.', registers }),
+    proposalsCommitted: new Gauge({
+      name: 'etcd_server_proposals_committed_total',
+      help: 'The total number of consensus proposals committed.',
+      registers,
+    }),
+    proposalsApplied: new Gauge({ name: 'etcd_server_proposals_applied_total', help: 'The total number of consensus proposals applied.', registers }),
+    proposalsPending: new Gauge({ name: 'etcd_server_proposals_pending', help: 'The current number of pending proposals to commit.', registers }),
+    proposalsFailed: new Counter({ name: 'etcd_server_proposals_failed_total', help: 'The total number of failed proposals seen.', registers }),
+    walFsyncSeconds: new Histogram({
+      name: 'etcd_disk_wal_fsync_duration_seconds',
+      help: 'The latency distributions of fsync called by WAL.',
+      buckets: exponentialBuckets(0.001, 2, 14),
+      registers,
+    }),
+    dbSize: new Gauge({
+      name: 'etcd_mvcc_db_total_size_in_bytes',
+      help: 'Total size of the underlying database physically allocated in bytes.',
+      registers,
+    }),
+    isLeader: new Gauge({ name: 'etcd_server_is_leader', help: 'Whether or not this member is a leader. 1 if is, 0 otherwise.', registers }),
+    isLearner: new Gauge({ name: 'etcd_server_is_learner', help: 'Whether or not this member is a learner. 1 if is, 0 otherwise.', registers }),
+    serverId: new Gauge({
+      name: 'etcd_server_id',
+      help: 'Server or member ID in hexadecimal format. 1 for \'server_id\' label with current ID.',
+      labelNames: ['server_id'],
+      registers,
+    }),
+    dbSizeInUse: new Gauge({
+      name: 'etcd_mvcc_db_total_size_in_use_in_bytes',
+      help: 'Total size of the underlying database logically in use in bytes.',
+      registers,
+    }),
+    keysTotal: new Gauge({ name: 'etcd_debugging_mvcc_keys_total', help: 'Total number of keys.', registers }),
+    peerRoundTripSeconds: new Histogram({
+      name: 'etcd_network_peer_round_trip_time_seconds',
+      help: 'Round-Trip-Time histogram between peers',
+      labelNames: ['To'],
+      buckets: exponentialBuckets(0.0001, 2, 14),
+      registers,
+    }),
+    watchStreams: new Gauge({ name: 'etcd_debugging_mvcc_watch_stream_total', help: 'Total number of watch streams.', registers }),
+    grpc: {
+      started: new Counter({
+        name: 'grpc_server_started_total',
+        help: 'Total number of RPCs started on the server.',
+        labelNames: grpcLabels,
+        registers,
+      }),
+      handled: new Counter({
+        name: 'grpc_server_handled_total',
+        help: 'Total number of RPCs completed on the server, regardless of success or failure.',
+        labelNames: [...grpcLabels, 'grpc_code'],
+        registers,
+      }),
+      msgReceived: new Counter({
+        name: 'grpc_server_msg_received_total',
+        help: 'Total number of RPC stream messages received on the server.',
+        labelNames: grpcLabels,
+        registers,
+      }),
+      msgSent: new Counter({
+        name: 'grpc_server_msg_sent_total',
+        help: 'Total number of gRPC stream messages sent by the server.',
+        labelNames: grpcLabels,
+        registers,
+      }),
+      receivedBytes: new Counter({
+        name: 'etcd_network_client_grpc_received_bytes_total',
+        help: 'The total number of bytes received from grpc clients.',
+        registers,
+      }),
+      sentBytes: new Counter({ name: 'etcd_network_client_grpc_sent_bytes_total', help: 'The total number of bytes sent to grpc clients.', registers }),
+    },
+  };
+}
