@@ -1,0 +1,95 @@
+// The etcd v3 gRPC face of a member: a grpc-js Server carrying KV, Watch, Lease, Cluster, Maintenance, Auth
+// and grpc.health.v1, with etcd's message size limits and keepalive settings. It owns no listener: the
+// client port (client-port.ts) hands it HTTP/2 connections through a connection injector, so gRPC and
+// HTTP/1.1 share one port as they do in etcd.
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { ChannelOptions } from '@grpc/grpc-js';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import type { StoreApi } from './store-api.js';
+import type { EtcdMetrics } from './metrics.js';
+import type { EdgeContext } from './grpc-edge.js';
+import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES } from './grpc-edge.js';
+import { LeaderGuard } from './leader-guard.js';
+import { etcdServiceDefinition, healthServiceDefinition } from './etcd-proto.js';
+import type { ByteCounters } from './etcd-proto.js';
+import { kvService } from './kv-service.js';
+import { watchService } from './watch-service.js';
+import { leaseService } from './lease-service.js';
+import { clusterService } from './cluster-service.js';
+import { maintenanceService } from './maintenance-service.js';
+import { authService } from './auth-service.js';
+import { healthService } from './health-service.js';
+
+export interface EtcdGrpcOptions {
+  readonly store: StoreApi;
+  readonly logger: Logger;
+  readonly metrics: EtcdMetrics;
+  /** etcd's --max-request-bytes (1.5 MiB by default). */
+  readonly maxRequestBytes?: number;
+  /** The member's election timeout: how often leader loss is checked for leader-requiring streams. */
+  readonly electionTimeoutMs?: number;
+  /** How long close() lets calls finish before cutting the connections. */
+  readonly shutdownGraceMs?: number;
+}
+
+export interface EtcdGrpc {
+  /** Serves one accepted connection (already past TLS, if any) that opened with the HTTP/2 preface. */
+  injectConnection(conn: Duplex): void;
+  close(): Promise<void>;
+}
+
+/**
+ * etcd's server settings: receive limit MaxRequestBytes + 512 KiB (gRPC refuses bigger messages itself),
+ * unlimited sends, and its keepalive (ping idle clients every 2 h, drop them after 20 s without an answer).
+ * grpc-js does not police how often clients ping, so etcdctl's 2 s keepalive pings never earn a GOAWAY
+ * too_many_pings; permit_without_calls states the intent for grpc-js versions that may.
+ */
+function serverOptions(maxRequestBytes: number): ChannelOptions {
+  return {
+    'grpc.max_receive_message_length': maxRequestBytes + GRPC_OVERHEAD_BYTES,
+    'grpc.max_send_message_length': -1,
+    'grpc.keepalive_time_ms': 2 * 60 * 60 * 1000,
+    'grpc.keepalive_timeout_ms': 20 * 1000,
+    'grpc.keepalive_permit_without_calls': 1,
+  };
+}
+
+export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
+  const maxRequestBytes = opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const log = opts.logger.child({ component: 'etcd-grpc' });
+  const guard = new LeaderGuard(opts.store, { logger: log, ...(opts.electionTimeoutMs ? { electionTimeoutMs: opts.electionTimeoutMs } : {}) });
+  const ctx: EdgeContext = { store: opts.store, log, metrics: opts.metrics.grpc, guard, maxRequestBytes };
+  const bytes: ByteCounters = {
+    received: (n) => opts.metrics.grpc.receivedBytes.inc(n),
+    sent: (n) => opts.metrics.grpc.sentBytes.inc(n),
+  };
+
+  const server = new Server(serverOptions(maxRequestBytes));
+  server.addService(etcdServiceDefinition('KV', bytes), kvService(ctx));
+  server.addService(etcdServiceDefinition('Watch', bytes), watchService(ctx, opts.metrics.watchStreams));
+  server.addService(etcdServiceDefinition('Lease', bytes), leaseService(ctx));
+  server.addService(etcdServiceDefinition('Cluster', bytes), clusterService(ctx));
+  server.addService(etcdServiceDefinition('Maintenance', bytes), maintenanceService(ctx));
+  server.addService(etcdServiceDefinition('Auth', bytes), authService(ctx));
+  server.addService(healthServiceDefinition(bytes), healthService(ctx));
+  // TLS, when configured, is terminated by the client port before the connection gets here.
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+
+  let closed: Promise<void> | undefined;
+  return {
+    injectConnection: (conn) => injector.injectConnection(conn),
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        guard.close();
+        // Let unary calls finish; streams (watches, keep-alives) never do on their own, so cut them after the grace.
+        const timer = setTimeout(() => server.forceShutdown(), opts.shutdownGraceMs ?? 1000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,251 @@
+// The edge every etcd RPC passes: etcd's interceptor checks (leader required, learner), the request size
+// limit on what etcd would propose through Raft, the one mapping of errors to gRPC statuses (EtcdError
+// keeps its code and exact message; anything else is UNKNOWN and logged), and go-grpc-prometheus's
+// per-call counters.
+import { status as Status } from '@grpc/grpc-js';
+import type { handleBidiStreamingCall, handleUnaryCall, Metadata, ServerDuplexStream, ServerUnaryCall, StatusObject } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { EtcdError, etcdError } from '../kv/errors.js';
+import type { StoreApi } from './store-api.js';
+import type { GrpcMetrics, GrpcType } from './metrics.js';
+import type { LeaderGuard } from './leader-guard.js';
+import { requiresLeader } from './leader-guard.js';
+import { wireSize } from './etcd-proto.js';
+
+/** etcd's default MaxRequestBytes (--max-request-bytes). */
+export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+/** What gRPC may receive beyond MaxRequestBytes before refusing a message itself (etcd's grpcOverheadBytes). */
+export const GRPC_OVERHEAD_BYTES = 512 * 1024;
+
+/**
+ * etcd measures the InternalRaftRequest that wraps a request: the request as a field (a one-byte tag and
+ * its length) plus a RequestHeader holding a generated 64-bit id (a two-byte tag for field 100, a length,
+ * and a tagged varint of up to 9 bytes for ids as etcd makes them).
+ */
+const RAFT_HEADER_BYTES = 2 + 1 + 1 + 9;
+
+/** A gRPC status that is not one of etcd's errors (auth we do not implement, unknown health services). */
+export class StatusError extends Error {
+  constructor(
+    readonly code: Status,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StatusError';
+  }
+}
+
+export interface EdgeContext {
+  readonly store: StoreApi;
+  readonly log: Logger;
+  readonly metrics: GrpcMetrics;
+  readonly guard: LeaderGuard;
+  readonly maxRequestBytes: number;
+}
+
+/** Go's names for gRPC codes, as go-grpc-prometheus writes them in grpc_code. */
+const CODE_NAMES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+];
+
+export type WireStatus = Pick<StatusObject, 'code' | 'details'>;
+
+export function toStatus(e: unknown, log: Logger): WireStatus {
+  if (e instanceof EtcdError) return { code: e.grpcCode, details: e.message };
+  if (e instanceof StatusError) return { code: e.code, details: e.message };
+  log.error({ err: e }, 'request failed with an unexpected error');
+  return { code: Status.UNKNOWN, details: e instanceof Error ? e.message : String(e) };
+}
+
+/** An Error carrying a status, which grpc-js turns into the call's status when a stream emits it. */
+export function statusError(s: WireStatus): Error & WireStatus {
+  return Object.assign(new Error(s.details), s);
+}
+
+function varintLen(n: number): number {
+  let len = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    len++;
+  }
+  return len;
+}
+
+/** etcd's ErrRequestTooLarge for a request that would be proposed: its Raft envelope over MaxRequestBytes. */
+export function checkRequestSize(ctx: EdgeContext, req: unknown): void {
+  const n = wireSize(req);
+  if (n + 1 + varintLen(n) + RAFT_HEADER_BYTES > ctx.maxRequestBytes) throw etcdError('REQUEST_TOO_LARGE');
+}
+
+/** One call's counters; `done` counts once, whichever way the call ends. */
+export class CallTracker {
+  private finished = false;
+  private readonly labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>;
+
+  constructor(
+    private readonly metrics: GrpcMetrics,
+    type: GrpcType,
+    service: string,
+    method: string,
+  ) {
+    this.labels = { grpc_type: type, grpc_service: service, grpc_method: method };
+    metrics.started.inc(this.labels);
+  }
+
+  received(): void {
+    this.metrics.msgReceived.inc(this.labels);
+  }
+
+  sent(): void {
+    this.metrics.msgSent.inc(this.labels);
+  }
+
+  done(code: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.metrics.handled.inc({ ...this.labels, grpc_code: CODE_NAMES[code] ?? String(code) });
+  }
+}
+
+/** etcd's interceptor checks for any call: leader required (hasleader metadata), and learners' limits. */
+export async function admit(ctx: EdgeContext, md: Metadata, learnerOk: boolean): Promise<void> {
+  if (!learnerOk && ctx.guard.isLearner) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
+  await ctx.guard.admit(md);
+}
+
+export interface UnaryOptions<Req> {
+  /** True for requests etcd proposes through Raft: they must fit MaxRequestBytes. */
+  readonly proposal?: (req: Req) => boolean;
+  /** True for requests a learner serves (etcd: serializable Range and Status). */
+  readonly learnerOk?: (req: Req) => boolean;
+}
+
+/** A unary handler: admission, the size check, the call itself, and its status, all counted. */
+export function unary<Req, Res>(
+  ctx: EdgeContext,
+  service: string,
+  method: string,
+  fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
+  opts: UnaryOptions<Req> = {},
+): handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const t = new CallTracker(ctx.metrics, 'unary', service, method);
+    t.received();
+    const run = async (): Promise<Res> => {
+      await admit(ctx, call.metadata, opts.learnerOk?.(call.request) ?? false);
+      if (opts.proposal?.(call.request)) checkRequestSize(ctx, call.request);
+      return fn(call.request, call);
+    };
+    run().then(
+      (res) => {
+        t.sent();
+        t.done(Status.OK);
+        callback(null, res);
+      },
+      (e: unknown) => {
+        const s = toStatus(e, ctx.log);
+        t.done(s.code);
+        callback(s);
+      },
+    );
+  };
+}
+
+/** The package of etcd's services, for the grpc_service label. */
+export const ETCD_PACKAGE = 'etcdserverpb';
+
+/** What a bidirectional stream's handler is given: its counters, and the way to end the call. */
+export interface StreamSession {
+  readonly tracker: CallTracker;
+  /** Ends the call: OK without an error, else the error's status. Later calls do nothing. */
+  finish(err?: unknown): void;
+  readonly ended: boolean;
+}
+
+export interface BidiHandlers<Req> {
+  onRequest(req: Req): void;
+  /** The client half-closed its side. */
+  onEnd(): void;
+  /** The call is over, whichever way it ended: release what the stream holds. */
+  onClose(): void;
+}
+
+/**
+ * A bidirectional stream as etcd runs one: refused up front by the interceptor checks, tracked for the
+ * leader monitor when it asked for a leader, and closed exactly once however it ends (client cancel,
+ * client half-close, server error, leader loss).
+ */
+export function bidi<Req, Res>(
+  ctx: EdgeContext,
+  service: string,
+  method: string,
+  start: (call: ServerDuplexStream<Req, Res>, session: StreamSession) => BidiHandlers<Req>,
+): handleBidiStreamingCall<Req, Res> {
+  return (call) => {
+    const tracker = new CallTracker(ctx.metrics, 'bidi_stream', service, method);
+    let handlers: BidiHandlers<Req> | undefined;
+    let untrack: (() => void) | undefined;
+    let ended = false;
+    const close = (): void => {
+      untrack?.();
+      handlers?.onClose();
+    };
+    const session: StreamSession = {
+      tracker,
+      get ended() {
+        return ended;
+      },
+      finish(err?: unknown) {
+        if (ended) return;
+        ended = true;
+        close();
+        if (err === undefined) {
+          tracker.done(Status.OK);
+          call.end();
+        } else {
+          const s = toStatus(err, ctx.log);
+          tracker.done(s.code);
+          call.emit('error', statusError(s));
+        }
+      },
+    };
+    call.on('cancelled', () => {
+      if (ended) return;
+      ended = true;
+      close();
+      tracker.done(Status.CANCELLED);
+    });
+    admit(ctx, call.metadata, false).then(
+      () => {
+        if (ended) return;
+        const h = start(call, session);
+        handlers = h;
+        if (requiresLeader(call.metadata)) untrack = ctx.guard.track((e) => session.finish(e));
+        call.on('data', (req: Req) => {
+          tracker.received();
+          if (!ended) h.onRequest(req);
+        });
+        call.on('end', () => {
+          if (!ended) h.onEnd();
+        });
+      },
+      (e: unknown) => session.finish(e),
+    );
+  };
+}

@@ -1,0 +1,100 @@
+// etcdserverpb.Watch: one client stream is one WatchStream (src/watch/watch-stream.ts). Requests go to it
+// as they arrive; its responses go out with a full header, and when the call's write buffer is full the
+// stream is paused until grpc-js drains it, so a slow client holds back only its own watchers.
+import type { ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Gauge } from 'prom-client';
+import type { WatchFilter, WatchRequest, WatchResponse } from '../watch/types.js';
+import type { WatchStream } from '../watch/watch-stream.js';
+import type { EdgeContext } from './grpc-edge.js';
+import { ETCD_PACKAGE, bidi } from './grpc-edge.js';
+import type { Long } from './etcd-wire.js';
+import { num, wireEvent, wireHeader } from './etcd-wire.js';
+
+const SERVICE = `${ETCD_PACKAGE}.Watch`;
+
+interface WireWatchCreateRequest {
+  readonly key: Buffer;
+  readonly rangeEnd: Buffer;
+  readonly startRevision: Long;
+  readonly progressNotify: boolean;
+  readonly filters: readonly (string | number)[];
+  readonly prevKv: boolean;
+  readonly watchId: Long;
+  readonly fragment: boolean;
+}
+
+interface WireWatchRequest {
+  readonly createRequest?: WireWatchCreateRequest;
+  readonly cancelRequest?: { readonly watchId: Long };
+  readonly progressRequest?: object;
+}
+
+/** etcd ignores filter values it does not know. */
+function filters(fs: readonly (string | number)[]): WatchFilter[] {
+  return fs.filter((f): f is WatchFilter => f === 'NOPUT' || f === 'NODELETE');
+}
+
+export function parseWatchRequest(req: WireWatchRequest): WatchRequest | undefined {
+  const c = req.createRequest;
+  if (c) {
+    return {
+      createRequest: {
+        key: c.key,
+        rangeEnd: c.rangeEnd,
+        startRevision: num(c.startRevision),
+        progressNotify: c.progressNotify,
+        filters: filters(c.filters),
+        prevKv: c.prevKv,
+        watchId: num(c.watchId),
+        fragment: c.fragment,
+      },
+    };
+  }
+  if (req.cancelRequest) return { cancelRequest: { watchId: num(req.cancelRequest.watchId) } };
+  if (req.progressRequest) return { progressRequest: {} };
+  // A request with nothing set: etcd ignores it rather than failing the whole stream.
+  return undefined;
+}
+
+export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServiceImplementation {
+  const { store } = ctx;
+  return {
+    Watch: bidi<WireWatchRequest, object>(ctx, SERVICE, 'Watch', (call: ServerDuplexStream<WireWatchRequest, object>, session) => {
+      // Set once the stream exists; the stream only sends from its own pump, after it is constructed.
+      let resume: () => void = () => undefined;
+      const send = (r: WatchResponse): boolean => {
+        if (session.ended) return true;
+        const ok = call.write({
+          header: wireHeader(store.header(r.header.revision), r.header.revision),
+          watchId: r.watchId,
+          created: r.created,
+          canceled: r.canceled,
+          compactRevision: r.compactRevision,
+          cancelReason: r.cancelReason,
+          fragment: r.fragment,
+          events: r.events.map(wireEvent),
+        });
+        session.tracker.sent();
+        // The WatchStream stops at `false` and waits for resume(): one drain listener per pause.
+        if (!ok) call.once('drain', () => resume());
+        return ok;
+      };
+      const stream: WatchStream = store.openWatchStream(send);
+      resume = () => stream.resume();
+      openStreams.inc();
+      return {
+        onRequest: (req) => {
+          const parsed = parseWatchRequest(req);
+          if (parsed) stream.handle(parsed);
+        },
+        // The client closed its side. etcd's recvLoop stops at EOF but the send side goes on until the
+        // client cancels the call, so watches keep delivering: do the same.
+        onEnd: () => undefined,
+        onClose: () => {
+          stream.close();
+          openStreams.dec();
+        },
+      };
+    }),
+  };
+}
