@@ -1,0 +1,188 @@
+// clientv3 dials single endpoints (etcdctl endpoint status, endpoint hashkv, defrag) as
+// "passthrough:///http://host:port", and grpc-go then sends that whole URL as the request's :authority.
+// Go's HTTP/2 server accepts it; Node's (nghttp2) resets any stream whose :authority has a character an
+// authority may not hold ('/' here). So before the bytes reach Node, this rewrites such an :authority in
+// the client's HEADERS frames, character for character ('/' → '_'), keeping the value's length so both
+// sides' HPACK dynamic tables keep the same sizes. Everything else passes through untouched.
+import { huffmanDecode } from './hpack-huffman.js';
+
+const PREFACE_LEN = 24;
+const FRAME_HEADER_LEN = 9;
+const TYPE_HEADERS = 0x1;
+const FLAG_END_HEADERS = 0x4;
+const FLAG_PADDED = 0x8;
+const FLAG_PRIORITY = 0x20;
+/** ":authority" is entry 1 of HPACK's static table. */
+const STATIC_AUTHORITY = 1;
+
+/** nghttp2's authority characters: RFC 3986 unreserved, sub-delims, ':', '@', '[', ']', '%'. */
+const VALID = new Uint8Array(256);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@[]%") VALID[c.charCodeAt(0)] = 1;
+
+function validAuthority(v: Uint8Array): boolean {
+  for (const c of v) if (!VALID[c]) return false;
+  return true;
+}
+
+/** An HPACK integer with an N-bit prefix (RFC 7541 §5.1): its value and the offset after it. */
+function readInt(b: Uint8Array, pos: number, prefixBits: number): { value: number; next: number } | undefined {
+  const max = (1 << prefixBits) - 1;
+  if (pos >= b.length) return undefined;
+  let value = (b[pos] as number) & max;
+  pos++;
+  if (value < max) return { value, next: pos };
+  let shift = 0;
+  for (;;) {
+    if (pos >= b.length || shift > 28) return undefined;
+    const byte = b[pos] as number;
+    pos++;
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((byte & 0x80) === 0) return { value, next: pos };
+  }
+}
+
+function writeInt(value: number, prefixBits: number, firstBits: number): Buffer {
+  const max = (1 << prefixBits) - 1;
+  if (value < max) return Buffer.from([firstBits | value]);
+  const out = [firstBits | max];
+  value -= max;
+  while (value >= 128) {
+    out.push((value % 128) + 128);
+    value = Math.floor(value / 128);
+  }
+  out.push(value);
+  return Buffer.from(out);
+}
+
+interface HpackString {
+  readonly start: number;
+  readonly next: number;
+  readonly value: Buffer;
+}
+
+function readString(b: Uint8Array, pos: number): HpackString | undefined {
+  if (pos >= b.length) return undefined;
+  const huffman = ((b[pos] as number) & 0x80) !== 0;
+  const len = readInt(b, pos, 7);
+  if (!len || len.next + len.value > b.length) return undefined;
+  const raw = b.subarray(len.next, len.next + len.value);
+  const value = huffman ? huffmanDecode(raw) : Buffer.from(raw);
+  return value ? { start: pos, next: len.next + len.value, value } : undefined;
+}
+
+/**
+ * The header block with every literal :authority made valid, or undefined when nothing needed it (or
+ * the block could not be read, in which case it goes on unchanged and Node judges it).
+ */
+export function fixAuthority(block: Uint8Array): Buffer | undefined {
+  const parts: Buffer[] = [];
+  let copied = 0;
+  let pos = 0;
+  while (pos < block.length) {
+    const first = block[pos] as number;
+    let prefix: number;
+    if (first & 0x80) prefix = 7; // indexed field: nothing literal to look at
+    else if ((first & 0xe0) === 0x20) prefix = 5; // dynamic table size update
+    else if ((first & 0xc0) === 0x40) prefix = 6; // literal with incremental indexing
+    else prefix = 4; // literal without indexing / never indexed
+    const idx = readInt(block, pos, prefix);
+    if (!idx) return undefined;
+    pos = idx.next;
+    if (prefix === 7 || prefix === 5) continue;
+    let isAuthority = idx.value === STATIC_AUTHORITY;
+    if (idx.value === 0) {
+      const name = readString(block, pos);
+      if (!name) return undefined;
+      isAuthority = name.value.toString('latin1') === ':authority';
+      pos = name.next;
+    }
+    const value = readString(block, pos);
+    if (!value) return undefined;
+    pos = value.next;
+    if (!isAuthority || validAuthority(value.value)) continue;
+    const fixed = Buffer.from(value.value.map((c) => (VALID[c] ? c : 0x5f)));
+    parts.push(Buffer.from(block.subarray(copied, value.start)), writeInt(fixed.length, 7, 0), fixed);
+    copied = value.next;
+  }
+  if (parts.length === 0) return undefined;
+  parts.push(Buffer.from(block.subarray(copied)));
+  return Buffer.concat(parts);
+}
+
+/** Rebuilds a complete HEADERS frame around a rewritten header block, keeping its padding and priority. */
+function rewriteHeadersFrame(frame: Buffer): Buffer {
+  const flags = frame[4] as number;
+  if ((flags & FLAG_END_HEADERS) === 0) return frame; // continued in CONTINUATION frames: left alone
+  let start = FRAME_HEADER_LEN;
+  let padLen = 0;
+  if (flags & FLAG_PADDED) {
+    padLen = frame[start] as number;
+    start++;
+  }
+  if (flags & FLAG_PRIORITY) start += 5;
+  const end = frame.length - padLen;
+  if (end < start) return frame;
+  const block = fixAuthority(frame.subarray(start, end));
+  if (!block) return frame;
+  const payloadLen = start - FRAME_HEADER_LEN + block.length + padLen;
+  const out = Buffer.concat([frame.subarray(0, start), block, frame.subarray(end)]);
+  out.writeUIntBE(payloadLen, 0, 3);
+  return out;
+}
+
+/**
+ * A stateful filter for the client-to-server bytes of one HTTP/2 connection: feed it chunks in order,
+ * send on what it returns. Only HEADERS frames are held until complete; the rest streams through.
+ */
+export class AuthorityFixer {
+  private prefaceLeft = PREFACE_LEN;
+  /** Bytes of a frame header, or of a whole HEADERS frame, still being gathered. */
+  private pending: Buffer | undefined;
+  /** Payload bytes of a non-HEADERS frame still to pass through. */
+  private passLeft = 0;
+
+  push(chunk: Buffer): Buffer[] {
+    const out: Buffer[] = [];
+    let pos = 0;
+    if (this.prefaceLeft > 0) {
+      const n = Math.min(this.prefaceLeft, chunk.length);
+      out.push(chunk.subarray(0, n));
+      this.prefaceLeft -= n;
+      pos = n;
+    }
+    while (pos < chunk.length) {
+      if (this.passLeft > 0) {
+        const n = Math.min(this.passLeft, chunk.length - pos);
+        out.push(chunk.subarray(pos, pos + n));
+        this.passLeft -= n;
+        pos += n;
+        continue;
+      }
+      const have = this.pending ? this.pending.length : 0;
+      // Gather the 9-byte frame header first.
+      if (have < FRAME_HEADER_LEN) {
+        const n = Math.min(FRAME_HEADER_LEN - have, chunk.length - pos);
+        this.pending = Buffer.concat([this.pending ?? Buffer.alloc(0), chunk.subarray(pos, pos + n)]);
+        pos += n;
+        if (this.pending.length < FRAME_HEADER_LEN) break;
+      }
+      const head = this.pending as Buffer;
+      const length = head.readUIntBE(0, 3);
+      if (head[3] !== TYPE_HEADERS) {
+        out.push(head.subarray(0, FRAME_HEADER_LEN));
+        this.pending = undefined;
+        this.passLeft = length;
+        continue;
+      }
+      const total = FRAME_HEADER_LEN + length;
+      const n = Math.min(total - head.length, chunk.length - pos);
+      this.pending = Buffer.concat([head, chunk.subarray(pos, pos + n)]);
+      pos += n;
+      if (this.pending.length < total) break;
+      out.push(rewriteHeadersFrame(this.pending));
+      this.pending = undefined;
+    }
+    return out;
+  }
+}
