@@ -1,0 +1,78 @@
+// A real etcd 3.4 (the Debian package) on free loopback ports in a temp dir: the reference that the
+// differential tests run the same etcdctl commands against.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from './client-port-harness.js';
+
+export interface ReferenceEtcd {
+  readonly endpoint: string;
+  readonly log: () => string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function healthy(endpoint: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${endpoint}/health`);
+    return res.status === 200 && (await res.text()).includes('"true"');
+  } catch {
+    return false;
+  }
+}
+
+export async function startReferenceEtcd(extraArgs: readonly string[] = []): Promise<ReferenceEtcd> {
+  const dir = await mkdtemp(join(tmpdir(), 'setpoint-etcd-ref-'));
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  let output = '';
+  const child: ChildProcess = spawn(
+    'etcd',
+    [
+      '--name', 'ref',
+      '--data-dir', join(dir, 'data'),
+      '--listen-client-urls', endpoint,
+      '--advertise-client-urls', endpoint,
+      '--listen-peer-urls', peer,
+      '--initial-advertise-peer-urls', peer,
+      '--initial-cluster', `ref=${peer}`,
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`etcd exited early:\n${output}`);
+      return healthy(endpoint);
+    }, 'reference etcd to become healthy', 30_000);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { endpoint, log: () => output, stop };
+}
