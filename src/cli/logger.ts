@@ -6,7 +6,7 @@ import pretty from 'pino-pretty';
 export function makeLogger(level: string, env: NodeJS.ProcessEnv = process.env): Logger {
   const format = env.SETPOINT_LOG_FORMAT ?? (process.stderr.isTTY ? 'pretty' : 'json');
   if (format === 'pretty') {
-    return pino({ level }, pretty({ destination: 2, colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+    return pino({ level }, pretty({ destination: 2, colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true, sync: true }));
   }
   return pino({ level }, pino.destination({ fd: 2, sync: false }));
 }

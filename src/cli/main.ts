@@ -10,6 +10,7 @@ import { ELECTION_TICK, HEARTBEAT_TICK } from '../sim/seed-setup.js';
 import { SimViolation } from '../sim/violation.js';
 import { Workload } from '../sim/workload.js';
 import { registerStoreCommand } from './store-command.js';
+import { registerUpCommand } from './up-command.js';
 
 function parsePositive(v: string): number {
   const n = Number(v);
@@ -111,13 +112,14 @@ function up(o: UpOptions): void {
 
 const program = new Command('setpoint').description('Setpoint: a small, highly available control plane.');
 program
-  .command('up')
-  .description('run a live simulated 3-node cluster in real time (until the real cluster exists)')
+  .command('simulate')
+  .description('watch a live SIMULATED 3-node Raft cluster in real time (elections, commits, faults)')
   .option('--seed <n>', 'seed for the simulated cluster (default: from the clock)', parsePositive)
   .option('--tick-ms <ms>', 'real milliseconds per tick', parsePositive, 100)
   .option('--no-faults', 'do not inject crashes and partitions')
   .action(up);
 
 registerStoreCommand(program);
+registerUpCommand(program);
 
 await program.parseAsync();

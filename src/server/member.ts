@@ -229,8 +229,9 @@ export class Member implements StoreApi {
         bestMatch = pr.match;
       }
     }
-    if (best === 0) return;
-    await this.moveLeader(String(best));
+    if (best === 0 || !this.transport.isActive(best)) return;
+    // Bounded: if the transferee cannot take over soon (it is stopping too), stop anyway.
+    await this.moveLeader(String(best), 2 * this.cfg.electionMs);
   }
 
   // ---- the Ready loop ----
@@ -779,7 +780,7 @@ export class Member implements StoreApi {
     return this.kv.snapshot();
   }
 
-  async moveLeader(targetId: string): Promise<void> {
+  async moveLeader(targetId: string, timeoutMs = this.requestTimeoutMs): Promise<void> {
     if (!this.isLeader()) throw etcdError('NOT_LEADER');
     const target = Number(targetId);
     const m = this.membership.members.get(target);
@@ -787,7 +788,7 @@ export class Member implements StoreApi {
     if (target === this.memberId) return;
     this.node.transferLeader(target);
     this.kick();
-    const deadline = Date.now() + this.requestTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
     while (this.softState.lead !== target) {
       if (Date.now() > deadline) throw etcdError('TIMEOUT');
       await new Promise((r) => setTimeout(r, this.cfg.heartbeatMs));
