@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `setpoint` command. Until the real cluster exists, `setpoint up` runs a live simulated three-node
-// cluster in real time: the simulation's cluster (the real Raft core, an in-process network, the safety
-// checker) ticked by a timer, with a trickle of writes and now and then a crash or a partition.
+// The `setpoint` command: `store` (one member, etcd's flags), `up` (three members on this machine), and
+// `simulate`, a live simulated three-node cluster in real time: the simulation's cluster (the real Raft
+// core, an in-process network, the safety checker) ticked by a timer, with writes and now and then a fault.
 import { Command, InvalidArgumentError } from 'commander';
 import { SeededRng } from '../raft/rng.js';
 import { SimCluster, type ClusterEvent } from '../sim/cluster.js';
@@ -59,7 +59,7 @@ function up(o: UpOptions): void {
   let writes = 0;
   let reads = 0;
 
-  console.log(`setpoint up: a live SIMULATED 3-node cluster (seed ${seed}).`);
+  console.log(`setpoint simulate: a live SIMULATED 3-node cluster (seed ${seed}).`);
   console.log('  The real Raft core runs in this process over a simulated network; the server is not built yet.');
   console.log(`  One tick every ${o.tickMs} ms (election timeout ${ELECTION_TICK}-${2 * ELECTION_TICK} ticks), ~3 writes/s,`);
   console.log(`  ${o.faults ? 'and now and then a node crashes or the leader is partitioned' : 'no faults (--no-faults)'}. Every step is safety-checked.`);
