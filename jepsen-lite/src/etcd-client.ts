@@ -156,7 +156,7 @@ function wireCompare(c: CompareSpec): object {
 function wireOp(op: RequestOpSpec): object {
   if ('put' in op) return { request_put: { key: Buffer.from(op.put.key), value: Buffer.from(op.put.value), lease: op.put.lease ?? '0' } };
   if ('range' in op) {
-    return { request_range: { key: Buffer.from(op.range.key), range_end: op.range.prefix ? prefixEnd(op.range.key) : Buffer.alloc(0) } };
+    return { request_range: { key: Buffer.from(op.range.key), ...(op.range.prefix ? { range_end: prefixEnd(op.range.key) } : {}) } };
   }
   return { request_delete_range: { key: Buffer.from(op.del.key) } };
 }
@@ -191,7 +191,7 @@ export class EtcdClient {
   async range(key: string, o: RangeOptions, timeoutMs: number): Promise<{ revision: number; kvs: Kv[]; count: number }> {
     const req = {
       key: Buffer.from(key),
-      range_end: o.prefix ? prefixEnd(key) : Buffer.alloc(0),
+      ...(o.prefix ? { range_end: prefixEnd(key) } : {}),
       limit: String(o.limit ?? 0),
       serializable: o.serializable ?? false,
       sort_order: o.sort?.order ?? 'NONE',
@@ -208,7 +208,8 @@ export class EtcdClient {
   }
 
   async del(key: string, timeoutMs: number, prefix = false): Promise<{ revision: number; deleted: number }> {
-    const req = { key: Buffer.from(key), range_end: prefix ? prefixEnd(key) : Buffer.alloc(0) };
+    // An empty range_end must be left out, not sent as empty bytes (observed to widen the range).
+    const req = { key: Buffer.from(key), ...(prefix ? { range_end: prefixEnd(key) } : {}) };
     const r = await this.call<{ header: WireHeader; deleted: string }>(this.kv, 'DeleteRange', req, timeoutMs);
     return { revision: Number(r.header.revision), deleted: Number(r.deleted) };
   }

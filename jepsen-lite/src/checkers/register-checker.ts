@@ -63,7 +63,7 @@ export function checkRegister(ops: readonly OpRecord[], o: RegisterCheckOptions 
       const blockedRet = lops.find((l) => l.id === r.blockedAt)?.ret ?? Infinity;
       const prefix = lops.filter((l) => l.call <= blockedRet);
       const start = checkLinearizable(registerModel, prefix, { maxSteps: 500_000 }).valid === false ? prefix : lops;
-      const w = minimizeWitness(registerModel, start, 5000);
+      const w = minimizeWitness(registerModel, start, 5000, registerAdmissible(lops));
       const label = (l: (typeof lops)[number]): string => {
         const rec = byId.get(l.id);
         return rec ? `process ${rec.process} (via n${rec.node + 1})` : `op ${l.id}`;
@@ -84,5 +84,33 @@ export function checkRegister(ops: readonly OpRecord[], o: RegisterCheckOptions 
     valid,
     stats: { keys: byKey.size, 'keys ok': ok, 'keys invalid': bad, 'keys unknown': unknown, 'search steps': explored },
     anomalies,
+  };
+}
+
+/**
+ * A register sub-history is a fair witness only if (1) every value a remaining read or successful cas
+ * observed still has its writer, and (2) every write that could have come between a failed cas's
+ * expected value and the cas is still there (otherwise the failure loses its explanation).
+ */
+export function registerAdmissible(all: LinOp<RegInput, RegOutput>[]): (cand: LinOp<RegInput, RegOutput>[]) => boolean {
+  const writerOf = new Map<number, LinOp<RegInput, RegOutput>>();
+  const writes: LinOp<RegInput, RegOutput>[] = [];
+  for (const o of all) {
+    if (o.input.f === 'write') writerOf.set(o.input.value, o);
+    if (o.input.f === 'cas' && o.output !== false) writerOf.set(o.input.to, o);
+    if (o.input.f === 'write' || (o.input.f === 'cas' && o.output !== false)) writes.push(o);
+  }
+  return (cand) => {
+    const have = new Set(cand);
+    for (const o of cand) {
+      const seen = o.input.f === 'read' ? (typeof o.output === 'number' ? o.output : undefined) : o.input.f === 'cas' ? o.input.from : undefined;
+      if (seen === undefined) continue;
+      const w = writerOf.get(seen);
+      if (o.input.f === 'cas' && o.output === false) {
+        if (!w) continue;
+        for (const x of writes) if (x !== w && x.call < o.ret && x.ret > w.call && !have.has(x)) return false;
+      } else if (w && !have.has(w)) return false;
+    }
+    return true;
   };
 }

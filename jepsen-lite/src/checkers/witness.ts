@@ -9,16 +9,36 @@ export interface Witness<I, O> {
   explanation: string[];
 }
 
-export function minimizeWitness<S, I, O>(model: Model<S, I, O>, ops: readonly LinOp<I, O>[], budgetMs: number): LinOp<I, O>[] {
+/**
+ * `admissible` keeps the deletion honest: a sub-history that drops the write a remaining read observed
+ * fails for an artificial reason, so such candidates are never considered.
+ */
+export function minimizeWitness<S, I, O>(
+  model: Model<S, I, O>,
+  ops: readonly LinOp<I, O>[],
+  budgetMs: number,
+  admissible: (cand: LinOp<I, O>[]) => boolean = () => true,
+): LinOp<I, O>[] {
   const deadline = Date.now() + budgetMs;
   let cur = [...ops];
   const stillBad = (cand: LinOp<I, O>[]): boolean => checkLinearizable(model, cand, { deadline: Math.min(deadline + 1000, Date.now() + 2000), maxSteps: 200_000 }).valid === false;
-  // Halving first (drop big chunks), then single operations.
-  for (let chunk = Math.floor(cur.length / 2); chunk >= 1; chunk = Math.floor(chunk / 2)) {
+  // Halving first (drop big chunks), then single operations from the latest back: an operation that
+  // others depend on (the write a read observed) only becomes removable once its dependents are gone.
+  for (let chunk = Math.floor(cur.length / 2); chunk >= 2; chunk = Math.floor(chunk / 2)) {
     for (let i = 0; i < cur.length && Date.now() < deadline; ) {
       const cand = [...cur.slice(0, i), ...cur.slice(i + chunk)];
-      if (cand.length > 0 && stillBad(cand)) cur = cand;
+      if (cand.length > 0 && admissible(cand) && stillBad(cand)) cur = cand;
       else i += chunk;
+    }
+  }
+  for (let changed = true; changed && Date.now() < deadline; ) {
+    changed = false;
+    for (let i = cur.length - 1; i >= 0 && Date.now() < deadline; i--) {
+      const cand = [...cur.slice(0, i), ...cur.slice(i + 1)];
+      if (cand.length > 0 && admissible(cand) && stillBad(cand)) {
+        cur = cand;
+        changed = true;
+      }
     }
   }
   return cur;
@@ -41,31 +61,26 @@ export function explainWitness<S, I, O>(
   for (const o of sorted) {
     lines.push(`${name.get(o.id)}: ${label(o)} ${describe(o.input, o.output)}, invoked ${fmtT(o.call)}, ${o.output === undefined ? 'never confirmed' : `returned ${fmtT(o.ret)}`}.`);
   }
+  // Real-time order, transitively reduced: a before b when a returned before b was invoked and no c sits between.
+  const prec = (a: LinOp<I, O>, b: LinOp<I, O>): boolean => a.output !== undefined && a.ret < b.call;
   const before: string[] = [];
-  for (const a of sorted) for (const b of sorted) if (a.output !== undefined && a.ret < b.call) before.push(`${name.get(a.id)} before ${name.get(b.id)}`);
-  if (before.length) lines.push(`Real time forces ${before.join(', ')} (each finished before the other began).`);
+  for (const a of sorted) for (const b of sorted) if (prec(a, b) && !sorted.some((c) => prec(a, c) && prec(c, b))) before.push(`${name.get(a.id)} before ${name.get(b.id)}`);
+  if (before.length && before.length <= 30) lines.push(`Real time forces ${before.join(', ')} (each finished before the next began).`);
   // Small witnesses: try every order allowed by real time; report the one that gets furthest.
   if (sorted.length <= 7) {
     let best: { order: LinOp<I, O>[]; at: number; why: string } | undefined;
-    const perm = (done: LinOp<I, O>[], rest: LinOp<I, O>[]): void => {
-      if (rest.length === 0) return;
+    const perm = (done: LinOp<I, O>[], state: S, rest: LinOp<I, O>[]): void => {
       for (const o of rest) {
         if (rest.some((p) => p !== o && p.output !== undefined && p.ret < o.call)) continue; // p must come first
-        perm([...done, o], rest.filter((x) => x !== o));
-      }
-      if (done.length === 0) return;
-      let s = model.init;
-      for (let i = 0; i < done.length; i++) {
-        const o = done[i]!;
-        const n = model.step(s, o.input, o.output);
-        if (n === undefined) {
-          if (!best || i > best.at) best = { order: done, at: i, why: whyIllegal(s, o.input, o.output) };
-          return;
+        const next = model.step(state, o.input, o.output);
+        if (next === undefined) {
+          if (!best || done.length > best.at) best = { order: [...done, o], at: done.length, why: whyIllegal(state, o.input, o.output) };
+          continue;
         }
-        s = n;
+        perm([...done, o], next, rest.filter((x) => x !== o));
       }
     };
-    perm([], sorted);
+    perm([], model.init, sorted);
     if (best) {
       const b = best;
       lines.push(
