@@ -1,0 +1,64 @@
+// etcdctl 3.4 against a 3-member etcd 3.4 cluster and a 3-member Setpoint cluster, started with the same
+// flags: every script in scripts/*.txt runs on both (each script on fresh clusters, so revisions line
+// up), and every step's exit code, stdout and stderr must be equal once normalized (normalize.ts says
+// what legitimately differs). A step marked @known=<id> is a divergence documented in
+// KNOWN-DIVERGENCES.md: it must still differ, so fixing one makes its marker go too.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessCluster } from './process-cluster.js';
+import { parseScript } from './script.js';
+import { SideRunner } from './side-runner.js';
+import type { StepRecord } from './side-runner.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const scriptDir = join(here, 'scripts');
+const known = readFileSync(join(here, 'KNOWN-DIVERGENCES.md'), 'utf8');
+const scripts = readdirSync(scriptDir)
+  .filter((f) => f.endsWith('.txt'))
+  .sort();
+
+function view(r: StepRecord | undefined): object | undefined {
+  return r && { code: r.code, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.each(scripts)('etcdctl script %s: Setpoint answers as etcd 3.4 does', (file) => {
+  const steps = parseScript(readFileSync(join(scriptDir, file), 'utf8'));
+  let etcd: ProcessCluster | undefined;
+  let setpoint: ProcessCluster | undefined;
+
+  beforeAll(async () => {
+    const [e, s] = await Promise.allSettled([ProcessCluster.start('etcd', { spare: 1 }), ProcessCluster.start('setpoint', { spare: 1 })]);
+    if (e.status === 'fulfilled') etcd = e.value;
+    if (s.status === 'fulfilled') setpoint = s.value;
+    if (e.status === 'rejected') throw e.reason;
+    if (s.status === 'rejected') throw s.reason;
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([etcd?.stop(), setpoint?.stop()]);
+  });
+
+  it('every step matches', async () => {
+    if (!etcd || !setpoint) throw new Error('clusters did not start');
+    const [ref, ours] = await Promise.all([SideRunner.create(etcd).then((r) => r.run(steps)), SideRunner.create(setpoint).then((r) => r.run(steps))]);
+    // DIFF_DUMP=<dir> keeps both normalized transcripts, to read a failure (or a new script) side by side.
+    const dump = process.env['DIFF_DUMP'];
+    if (dump) {
+      writeFileSync(join(dump, `${file}.etcd.json`), JSON.stringify(ref, null, 1));
+      writeFileSync(join(dump, `${file}.setpoint.json`), JSON.stringify(ours, null, 1));
+    }
+    expect(ours.length).toBe(ref.length);
+    ref.forEach((theirs, i) => {
+      const mine = ours[i];
+      const where = `${file}:${theirs.line}: ${theirs.text}`;
+      if (theirs.known !== undefined) {
+        expect.soft(known, `${where}: @known=${theirs.known} is not in KNOWN-DIVERGENCES.md`).toContain(`## ${theirs.known}`);
+        expect.soft(view(mine), `${where}: documented as a divergence, but the outputs now agree — remove the marker`).not.toEqual(view(theirs));
+      } else {
+        expect.soft(view(mine), where).toEqual(view(theirs));
+      }
+    });
+  }, 240_000);
+});

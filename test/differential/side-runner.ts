@@ -1,0 +1,277 @@
+// Runs a parsed script against one side (an etcd or a Setpoint cluster) and returns one normalized
+// record per compared step. Placeholders in arguments and stdin ({id:n2}, {ep:leader}, {lease:1}, …) are
+// resolved against this side's own cluster, so one script drives both.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ProcessCluster } from './process-cluster.js';
+import { waitUntil } from './process-cluster.js';
+import { CtlProcess, etcdctl } from './etcdctl.js';
+import type { CtlResult } from './etcdctl.js';
+import { Normalizer, parseJsonBig } from './normalize.js';
+import type { Step } from './script.js';
+
+export interface StepRecord {
+  readonly line: number;
+  readonly text: string;
+  readonly known?: string;
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const RETRY_FOR_MS = 30_000;
+
+interface StatusJson {
+  Endpoint: string;
+  Status: { header: { member_id: string | number }; leader: string | number; isLearner?: boolean };
+}
+
+function hex(dec: string | number): string {
+  return BigInt(dec).toString(16);
+}
+
+export class SideRunner {
+  private readonly norm: Normalizer;
+  private readonly leases: string[] = [];
+  private readonly bg = new Map<string, { proc: CtlProcess; step: Step & { kind: 'run' } }>();
+  private lastInitialCluster = '';
+
+  private constructor(
+    readonly cluster: ProcessCluster,
+    private readonly tmp: string,
+  ) {
+    const urls = new Map<string, string>();
+    for (const s of cluster.slots) {
+      urls.set(s.clientUrl, `<ep:${s.name}>`);
+      urls.set(s.peerUrl, `<peer:${s.name}>`);
+    }
+    this.norm = new Normalizer({ members: new Map(), clusterId: '', urls, tmp });
+  }
+
+  static async create(cluster: ProcessCluster): Promise<SideRunner> {
+    const tmp = await mkdtemp(join(cluster.dir, 'scratch-'));
+    const r = new SideRunner(cluster, tmp);
+    await r.refreshMembers();
+    return r;
+  }
+
+  private get allEndpoints(): string {
+    return this.cluster.endpoints().join(',');
+  }
+
+  /** Learns member ids and the cluster id from `member list -w json`. */
+  private async refreshMembers(): Promise<void> {
+    const r = await etcdctl([`--endpoints=${this.allEndpoints}`, 'member', 'list', '-w', 'json']);
+    const j = parseJsonBig(r.stdout) as { header: { cluster_id: string | number }; members: { ID: string | number; name?: string; peerURLs?: string[] }[] };
+    this.norm.side.clusterId = hex(j.header.cluster_id);
+    for (const m of j.members) {
+      const slot = this.cluster.slots.find((s) => m.peerURLs?.includes(s.peerUrl));
+      const name = m.name !== undefined && m.name !== '' ? m.name : slot?.name;
+      if (name !== undefined) this.norm.side.members.set(name, hex(m.ID));
+    }
+  }
+
+  /** Who leads now, and the first voting follower by name, from `endpoint status` on every member. */
+  private async roles(): Promise<{ leader: string; follower: string }> {
+    let out: { leader: string; follower: string } | undefined;
+    await waitUntil(async () => {
+      const r = await etcdctl([`--endpoints=${this.allEndpoints}`, 'endpoint', 'status', '-w', 'json']);
+      let st: StatusJson[];
+      try {
+        st = parseJsonBig(r.stdout) as StatusJson[];
+      } catch {
+        return false;
+      }
+      const nameOf = (id: string | number): string | undefined => [...this.norm.side.members].find(([, h]) => h === hex(id))?.[0];
+      const leaders = new Set(st.map((s) => hex(s.Status.leader)));
+      const leaderHex = [...leaders][0];
+      if (leaders.size !== 1 || leaderHex === undefined || leaderHex === '0') return false;
+      const leader = nameOf(leaderHex === '0' ? 0 : BigInt(`0x${leaderHex}`).toString());
+      const followers = st
+        .filter((s) => hex(s.Status.header.member_id) !== leaderHex && s.Status.isLearner !== true)
+        .map((s) => nameOf(s.Status.header.member_id))
+        .filter((n): n is string => n !== undefined)
+        .sort();
+      if (leader === undefined || followers[0] === undefined) return false;
+      out = { leader, follower: followers[0] };
+      return true;
+    }, 'a leader that every member agrees on');
+    return out as { leader: string; follower: string };
+  }
+
+  private async memberName(ref: string): Promise<string> {
+    if (ref === 'leader' || ref === 'follower') return (await this.roles())[ref];
+    return ref;
+  }
+
+  /** Expands {…} placeholders. */
+  private async expand(s: string): Promise<string> {
+    const parts = s.split(/(\{[^{}]+\})/);
+    let out = '';
+    for (const p of parts) {
+      const m = /^\{([a-z]+)(?::(.*))?\}$/.exec(p);
+      if (!m) {
+        out += p;
+        continue;
+      }
+      const [, kind, arg = ''] = m;
+      switch (kind) {
+        case 'eps':
+          out += this.allEndpoints;
+          break;
+        case 'ep':
+          out += this.cluster.slot(await this.memberName(arg)).clientUrl;
+          break;
+        case 'peer':
+          out += this.cluster.slot(arg).peerUrl;
+          break;
+        case 'id': {
+          const name = await this.memberName(arg);
+          const id = this.norm.side.members.get(name);
+          if (id === undefined) throw new Error(`no member id known for ${name}`);
+          out += id;
+          break;
+        }
+        case 'lease': {
+          const id = this.leases[Number(arg) - 1];
+          if (id === undefined) throw new Error(`no lease ${arg} granted yet`);
+          out += id;
+          break;
+        }
+        case 'tmp':
+          out += this.tmp;
+          break;
+        case 'repeat': {
+          const i = arg.lastIndexOf(':');
+          out += arg.slice(0, i).repeat(Number(arg.slice(i + 1)));
+          break;
+        }
+        case 'seq': {
+          const i = arg.lastIndexOf(':');
+          const fmt = arg.slice(0, i);
+          out += Array.from({ length: Number(arg.slice(i + 1)) }, (_, k) => fmt.replaceAll('%d', String(k))).join('\n');
+          break;
+        }
+        default:
+          throw new Error(`unknown placeholder ${p}`);
+      }
+    }
+    return out;
+  }
+
+  /** Watch requests the cluster has received: a watch or progress request has reached a server once this grows. */
+  private async watchRequests(): Promise<number> {
+    let n = 0;
+    for (const ep of this.cluster.endpoints()) {
+      const text = await fetch(`${ep}/metrics`).then((r) => r.text(), () => '');
+      for (const l of text.split('\n')) {
+        if (l.startsWith('grpc_server_msg_received_total{') && l.includes('grpc_method="Watch"') && l.includes('grpc_service="etcdserverpb.Watch"')) {
+          n += Number(l.slice(l.lastIndexOf(' ') + 1));
+        }
+      }
+    }
+    return n;
+  }
+
+  private async untilWatchRequest(before: number, what: string): Promise<void> {
+    await waitUntil(async () => (await this.watchRequests()) > before, `${what} to reach the server`, 20_000);
+  }
+
+  private record(step: Step, r: CtlResult, sort: boolean, known?: string): StepRecord {
+    this.capture(step, r.stdout);
+    return {
+      line: step.line,
+      text: step.text,
+      ...(known !== undefined ? { known } : {}),
+      code: r.code,
+      stdout: this.norm.output(r.stdout, sort),
+      stderr: this.norm.output(r.stderr, sort),
+    };
+  }
+
+  /** Values later steps refer to: granted leases, members added (and the cluster they must join). */
+  private capture(step: Step, stdout: string): void {
+    for (const m of stdout.matchAll(/lease ([0-9a-f]{16}) granted/g)) this.leases.push(m[1] as string);
+    const added = /Member ([0-9a-f]+) added to cluster/.exec(stdout);
+    if (added && step.kind === 'run') {
+      const name = step.args[step.args.indexOf('add') + 1];
+      if (name !== undefined) this.norm.side.members.set(name, added[1] as string);
+      this.lastInitialCluster = /ETCD_INITIAL_CLUSTER="([^"]*)"/.exec(stdout)?.[1] ?? '';
+    }
+  }
+
+  async run(steps: readonly Step[]): Promise<StepRecord[]> {
+    const out: StepRecord[] = [];
+    try {
+      for (const step of steps) {
+        const r = await this.step(step);
+        if (r) out.push(r);
+      }
+    } finally {
+      for (const { proc } of this.bg.values()) await proc.stop();
+      this.bg.clear();
+      await rm(this.tmp, { recursive: true, force: true });
+    }
+    return out;
+  }
+
+  private async step(step: Step): Promise<StepRecord | undefined> {
+    switch (step.kind) {
+      case 'run': {
+        const args = await Promise.all(step.args.map((a) => this.expand(a)));
+        const hasEndpoints = args.some((a) => a.startsWith('--endpoints'));
+        const ep = step.mods.ep !== undefined ? this.cluster.slot(await this.memberName(step.mods.ep)).clientUrl : this.allEndpoints;
+        const argv = hasEndpoints ? args : [`--endpoints=${ep}`, ...args];
+        const stdin = step.stdin !== undefined ? await this.expand(step.stdin) : '';
+        if (step.bg !== undefined) {
+          const before = await this.watchRequests();
+          const proc = new CtlProcess(argv);
+          if (stdin !== '') proc.write(stdin.replace(/\n$/, ''));
+          this.bg.set(step.bg, { proc, step });
+          // A plain watch must be in place before the next step writes what it should see.
+          if (args[0] === 'watch' && !args.includes('-i') && !args.includes('--interactive')) await this.untilWatchRequest(before, step.text);
+          return undefined;
+        }
+        let r = await etcdctl(argv, stdin);
+        if (step.mods.retry) {
+          const deadline = Date.now() + RETRY_FOR_MS;
+          while (r.code !== 0 && Date.now() < deadline) {
+            await new Promise((res) => setTimeout(res, 200));
+            r = await etcdctl(argv, stdin);
+          }
+        }
+        return this.record(step, r, step.mods.sort, step.mods.known);
+      }
+      case 'write': {
+        const b = this.bg.get(step.name);
+        if (!b) throw new Error(`line ${step.line}: no background etcdctl named ${step.name}`);
+        const input = await this.expand(step.input);
+        const before = await this.watchRequests();
+        b.proc.write(input);
+        // `watch …` and `progress` in watch -i each send one request: wait until it has arrived.
+        if (/^(watch|progress)\b/.test(input)) await this.untilWatchRequest(before, step.text);
+        return undefined;
+      }
+      case 'wait': {
+        const b = this.bg.get(step.name);
+        if (!b) throw new Error(`line ${step.line}: no background etcdctl named ${step.name}`);
+        await b.proc.waitLines(step.lines);
+        if (!step.stop) return undefined;
+        this.bg.delete(step.name);
+        const r = await b.proc.stop();
+        // The stop itself is ours (SIGTERM): what is compared is what etcdctl printed until then.
+        return { ...this.record(b.step, { ...r, code: null }, b.step.mods.sort, b.step.mods.known), line: step.line, text: `${b.step.text}  ⟶  ${step.text}` };
+      }
+      case 'member': {
+        if (step.action === 'stop') {
+          await this.cluster.kill(step.name, 'SIGTERM');
+          return undefined;
+        }
+        if (this.lastInitialCluster === '') throw new Error(`line ${step.line}: !start needs a "member add" before it`);
+        this.cluster.launch(this.cluster.slot(step.name), this.lastInitialCluster, 'existing');
+        await waitUntil(() => fetch(`${this.cluster.slot(step.name).clientUrl}/version`).then((r) => r.ok, () => false), `${step.name} to serve clients`);
+        return undefined;
+      }
+    }
+  }
+}
