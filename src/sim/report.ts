@@ -1,5 +1,5 @@
 // Human-readable output of the simulation: a failed seed's report and the end-of-run summary.
-import { replayCommand, type SeedResult } from './run-seed.js';
+import { CONVERGE_BOUND, RECOVER_BOUND, replayCommand, type SeedResult } from './run-seed.js';
 import type { RunSummary } from './run-seeds.js';
 
 export function formatViolation(r: SeedResult): string {
@@ -28,7 +28,7 @@ export function formatSummary(s: RunSummary, seconds: number): string {
     `messages sent:       ${s.messages} (${s.messagesDropped} lost to drops, cuts or down nodes; ${s.messagesDuplicated} duplicated)`,
     `faults injected:     ${total}`,
     ...faults.map(([k, v]) => `  ${k.padEnd(26)}${v}`),
-    `max ticks to recover (leader + fresh commit after heal): ${s.maxRecoverTicks} (seed ${s.maxRecoverSeed})`,
-    `max ticks to converge (all members applied, quiet):      ${s.maxConvergeTicks} (seed ${s.maxConvergeSeed})`,
+    `max ticks to recover (leader + fresh commit after heal): ${s.maxRecoverTicks} (seed ${s.maxRecoverSeed}; bound ${RECOVER_BOUND})`,
+    `max ticks to converge (all members applied, quiet):      ${s.maxConvergeTicks} (seed ${s.maxConvergeSeed}; bound ${CONVERGE_BOUND})`,
   ].join('\n');
 }
