@@ -22,7 +22,10 @@ interface Pump {
   /** Time at which the last scheduled chunk is released: later chunks never overtake it. */
   releaseAt: number;
   lossStreak: number;
-  pending: number;
+  /** Chunks waiting for their release time, strictly FIFO: a TCP stream never reorders bytes (separate
+   * timers per chunk can fire out of order and would corrupt, e.g., etcd's delta-encoded msgappv2). */
+  queue: { chunk: Buffer; at: number; src: net.Socket }[];
+  timer: NodeJS.Timeout | undefined;
 }
 
 interface Conn {
@@ -117,8 +120,8 @@ export class LinkProxy {
     // A connection from something that is not a member (a probe, a version check) is cut only when the
     // member it reaches is cut off from everyone — the most it could know about.
     const fromId = from ?? -1;
-    const up: Pump = { from: fromId, to: conn.to, dst: conn.upstream, releaseAt: 0, lossStreak: 0, pending: 0 };
-    const down: Pump = { from: conn.to, to: fromId, dst: conn.client, releaseAt: 0, lossStreak: 0, pending: 0 };
+    const up: Pump = { from: fromId, to: conn.to, dst: conn.upstream, releaseAt: 0, lossStreak: 0, queue: [], timer: undefined };
+    const down: Pump = { from: conn.to, to: fromId, dst: conn.client, releaseAt: 0, lossStreak: 0, queue: [], timer: undefined };
     for (const b of initial) this.forward(conn, up, b, conn.client);
     conn.client.on('data', (b: Buffer) => this.forward(conn, up, b, conn.client));
     conn.upstream.on('data', (b: Buffer) => this.forward(conn, down, b, conn.upstream));
@@ -145,21 +148,29 @@ export class LinkProxy {
       p.lossStreak = 0;
     }
     const now = Date.now();
-    if (wait === 0 && p.pending === 0) {
+    if (wait === 0 && p.queue.length === 0) {
       this.write(p, chunk, src);
       return;
     }
     p.releaseAt = Math.max(now + wait, p.releaseAt);
-    p.pending++;
-    setTimeout(() => {
-      p.pending--;
-      if (this.isCut(p)) {
-        this.bytesDropped += chunk.length;
-        conn.damaged = true;
-        return;
+    p.queue.push({ chunk, at: p.releaseAt, src });
+    this.schedule(conn, p);
+  }
+
+  private schedule(conn: Conn, p: Pump): void {
+    if (p.timer || p.queue.length === 0) return;
+    p.timer = setTimeout(() => {
+      p.timer = undefined;
+      const now = Date.now();
+      while (p.queue.length && p.queue[0]!.at <= now) {
+        const { chunk, src } = p.queue.shift()!;
+        if (this.isCut(p)) {
+          this.bytesDropped += chunk.length;
+          conn.damaged = true;
+        } else this.write(p, chunk, src);
       }
-      this.write(p, chunk, src);
-    }, p.releaseAt - now);
+      this.schedule(conn, p);
+    }, Math.max(0, p.queue[0]!.at - Date.now()));
   }
 
   private write(p: Pump, chunk: Buffer, src: net.Socket): void {
