@@ -91,7 +91,8 @@ export class Lessor {
   timeToLive(id: string, withKeys: boolean): LeaseTimeToLive {
     const l = this.leases.get(id);
     if (!l) return { id, ttl: -1, grantedTtl: 0, keys: [] };
-    const remaining = l.expiry === Infinity ? l.ttl : Math.max(0, Math.ceil((l.expiry - this.now()) / 1000));
+    // etcd truncates the remaining seconds (int64(Remaining().Seconds())): a fresh 100 s lease shows 99.
+    const remaining = l.expiry === Infinity ? l.ttl : Math.max(0, Math.floor((l.expiry - this.now()) / 1000));
     return { id, ttl: remaining, grantedTtl: l.ttl, keys: withKeys ? [...l.keys].sort() : [] };
   }
 
