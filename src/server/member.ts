@@ -746,7 +746,8 @@ export class Member implements StoreApi {
 
   async hashKV(revision: number): Promise<{ hash: number; compactRevision: number }> {
     const h = await this.kv.hashKV(revision);
-    return { hash: h.hash, compactRevision: h.compactRevision };
+    // etcd's compactMainRev starts at -1, and HashKV reports it as is until the first compaction.
+    return { hash: h.hash, compactRevision: h.compactRevision > 0 ? h.compactRevision : -1 };
   }
 
   async alarm(action: 'GET' | 'ACTIVATE' | 'DEACTIVATE', memberId: string, alarm: AlarmType): Promise<{ alarms: AlarmMember[] }> {
