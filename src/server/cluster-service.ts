@@ -5,7 +5,7 @@ import type { MemberInfo } from './store-api.js';
 import type { EdgeContext } from './grpc-edge.js';
 import { ETCD_PACKAGE, unary } from './grpc-edge.js';
 import type { Long, WireHeader } from './etcd-wire.js';
-import { currentHeader } from './etcd-wire.js';
+import { wireHeader } from './etcd-wire.js';
 
 const SERVICE = `${ETCD_PACKAGE}.Cluster`;
 
@@ -15,7 +15,9 @@ function wireMember(m: MemberInfo): object {
 
 export function clusterService(ctx: EdgeContext): UntypedServiceImplementation {
   const { store } = ctx;
-  const current = (): WireHeader => currentHeader(store);
+  // etcd's ClusterServer.header() sets cluster, member and term but no revision: membership is not
+  // part of the key-value history.
+  const current = (): WireHeader => wireHeader(store.header(), 0);
   const members = (ms: readonly MemberInfo[]) => ms.map(wireMember);
   return {
     MemberAdd: unary<{ peerURLs: string[]; isLearner: boolean }, object>(ctx, SERVICE, 'MemberAdd', async (req) => {
