@@ -10,7 +10,7 @@ type Db = ClassicLevel<Buffer, Buffer>;
 type Entry = readonly [Buffer, Buffer | null];
 
 const FORMAT_KEY = Buffer.from('m:format');
-const FORMAT = 'setpoint-kv/1';
+const FORMAT = 'setpoint-kv/2';
 
 export function metaKey(name: string): Buffer {
   return Buffer.from(`m:${name}`);

@@ -61,54 +61,75 @@ export interface VisibleRevision {
 
 const NO_LEASE = '0';
 
-export class KeyIndex {
+/**
+ * A key's index entry. The current generation lives inline (the class extends Generation), so the
+ * common key — one generation, a few revisions — is one object plus its arrays; closed (tombstoned)
+ * generations, rarer, go in `closed`.
+ */
+export class KeyIndex extends Generation {
   readonly key: string;
-  /** The last generation is the current one; if it is empty the key is deleted. */
-  generations: Generation[] = [new Generation()];
   /** The current value (latin1) and lease while the key is live; undefined once deleted. */
   value: string | undefined;
   lease = NO_LEASE;
+  /** Generations ended by a delete, oldest first; undefined while there are none. */
+  closed: Generation[] | undefined;
 
   constructor(key: string) {
+    super();
     this.key = key;
   }
 
-  private current(): Generation {
-    return this.generations[this.generations.length - 1] as Generation;
+  /** Number of generations, the current one included. */
+  private genCount(): number {
+    return (this.closed?.length ?? 0) + 1;
+  }
+
+  /** Generation i (0 = oldest); the last is the current one, this object itself. */
+  private genAt(i: number): Generation {
+    const c = this.closed;
+    return c && i < c.length ? (c[i] as Generation) : this;
   }
 
   /** Records a put at (main, sub). `created`/`version` restore a generation whose start was compacted. */
   put(main: number, sub: number, restore?: { created: number; version: number }): void {
-    const g = this.current();
-    if (g.isEmpty()) {
-      g.created = restore ? restore.created : main;
-      g.ver = restore ? restore.version - 1 : 0;
+    if (this.isEmpty()) {
+      this.created = restore ? restore.created : main;
+      this.ver = restore ? restore.version - 1 : 0;
     }
-    g.append(main, sub);
-    g.ver++;
+    this.append(main, sub);
+    this.ver++;
   }
 
-  /** Records a delete at (main, sub) and opens a new, empty generation. */
+  /** Records a delete at (main, sub): the current generation closes and an empty one begins. */
   tombstone(main: number, sub: number): void {
-    this.current().append(main, sub);
-    this.generations.push(new Generation());
+    this.append(main, sub);
+    const g = new Generation();
+    g.ver = this.ver;
+    g.created = this.created;
+    g.mains = this.mains;
+    g.subs = this.subs;
+    (this.closed ??= []).push(g);
+    this.ver = 0;
+    this.created = 0;
+    this.mains = EMPTY_REVS;
+    this.subs = undefined;
     this.value = undefined;
     this.lease = NO_LEASE;
   }
 
   isLive(): boolean {
-    return !this.current().isEmpty();
+    return !this.isEmpty();
   }
 
   /** Whether the key has no history at all (every generation compacted away). */
-  isEmpty(): boolean {
-    return this.generations.length === 1 && this.current().isEmpty();
+  hasNoHistory(): boolean {
+    return (this.closed === undefined || this.closed.length === 0) && this.isEmpty();
   }
 
   /** The last modification (put or delete). */
   modified(): Revision | undefined {
-    for (let i = this.generations.length - 1; i >= 0; i--) {
-      const g = this.generations[i] as Generation;
+    for (let i = this.genCount() - 1; i >= 0; i--) {
+      const g = this.genAt(i);
       const n = g.mains.length;
       if (n > 0) return { main: g.mains[n - 1] as number, sub: g.sub(n - 1) };
     }
@@ -117,9 +138,9 @@ export class KeyIndex {
 
   /** The revision of this key visible at `atRev`, or undefined if the key did not exist then. */
   get(atRev: number): VisibleRevision | undefined {
-    const last = this.generations.length - 1;
+    const last = this.genCount() - 1;
     for (let i = last; i >= 0; i--) {
-      const g = this.generations[i] as Generation;
+      const g = this.genAt(i);
       if (g.isEmpty()) continue;
       const n = g.mains.length;
       if (i !== last && (g.mains[n - 1] as number) <= atRev) return undefined; // deleted at or before atRev
@@ -135,18 +156,17 @@ export class KeyIndex {
 
   /**
    * Forgets history superseded at `atRev`. Returns the revision that must stay in the backend (the
-   * value visible at atRev), if any. After this, isEmpty() tells whether the key can be dropped.
+   * value visible at atRev), if any. After this, hasNoHistory() tells whether the key can be dropped.
    */
   compact(atRev: number): Revision | undefined {
     // Drop closed generations whose tombstone is at or before atRev.
-    let gi = 0;
-    while (gi < this.generations.length - 1) {
-      const g = this.generations[gi] as Generation;
-      if ((g.mains[g.mains.length - 1] as number) > atRev) break;
-      gi++;
+    const c = this.closed;
+    if (c) {
+      let gi = 0;
+      while (gi < c.length && ((c[gi] as Generation).mains[(c[gi] as Generation).mains.length - 1] as number) <= atRev) gi++;
+      if (gi > 0) this.closed = gi === c.length ? undefined : c.slice(gi);
     }
-    if (gi > 0) this.generations = this.generations.slice(gi);
-    const g = this.generations[0] as Generation;
+    const g = this.genAt(0);
     if (g.isEmpty()) return undefined;
     let j = -1;
     for (let k = g.mains.length - 1; k >= 0; k--) {

@@ -28,6 +28,7 @@ import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
 import { DEFAULT_MAX_TXN_OPS, checkRange, checkTxn } from './txn-check.js';
 import { Lessor } from './lessor.js';
+import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
 
 export interface KvStoreOptions {
   /** Writes fail with NOSPACE once the backend holds more than this (etcd default 2 GiB). */
@@ -38,8 +39,6 @@ export interface KvStoreOptions {
   readonly now?: () => number;
 }
 
-/** A record in the backend: [key, value, createRevision, version, lease, tombstone]. */
-type StoredRecord = [Buffer, Buffer, number, number, string, 0 | 1];
 
 export type CommitListener = (rev: number, events: readonly KvEvent[]) => void;
 
@@ -124,19 +123,18 @@ export class KvStore {
     let size = 0;
     await this.backend.scan(Buffer.from([REV_PREFIX]), Buffer.from([REV_PREFIX + 1]), (k, v) => {
       const rev = parseRevKey(k);
-      const [key, value, created, version, lease, tomb] = unpack(v) as StoredRecord;
-      const skey = key.toString('latin1');
-      let ki = this.index.get(skey);
+      const r = decodeRecordStrings(v);
+      let ki = this.index.get(r.key);
       if (!ki) {
-        ki = new KeyIndex(skey);
-        this.index.set(skey, ki);
+        ki = new KeyIndex(r.key);
+        this.index.set(r.key, ki);
       }
-      if (tomb === 1) {
+      if (r.tombstone) {
         ki.tombstone(rev.main, rev.sub);
       } else {
-        ki.put(rev.main, rev.sub, { created, version });
-        ki.value = value.toString('latin1');
-        ki.lease = lease;
+        ki.put(rev.main, rev.sub, { created: r.createRevision, version: r.version });
+        ki.value = r.value;
+        ki.lease = r.lease;
       }
       if (rev.main > this.currentRev) this.currentRev = rev.main;
       size += k.length + v.length;
@@ -187,8 +185,8 @@ export class KvStore {
     const raw = await this.backend.read(revKey(v.main, v.sub));
     // Compacted away between the index lookup and the read.
     if (!raw) throw etcdError('COMPACTED');
-    const [key, value, created, version, lease] = unpack(raw) as StoredRecord;
-    return { key, createRevision: created, modRevision: v.main, version, value, lease };
+    const r = decodeRecord(raw);
+    return { key: r.key, createRevision: r.createRevision, modRevision: v.main, version: r.version, value: r.value, lease: r.lease };
   }
 
   /** Current KeyValue of a live key (synchronous: from memory). */
@@ -322,11 +320,10 @@ export class KvStore {
   async *history(from: number, to: number): AsyncGenerator<{ rev: number; event: KvEvent }> {
     for await (const [k, raw] of this.backend.iterate(revKey(from, 0), revKey(to + 1, 0))) {
       const rev = parseRevKey(k);
-      const [key, value, created, version, lease, tomb] = unpack(raw) as StoredRecord;
-      const event: KvEvent =
-        tomb === 1
-          ? { type: 'DELETE', kv: { key, createRevision: 0, modRevision: rev.main, version: 0, value: EMPTY, lease: '0' } }
-          : { type: 'PUT', kv: { key, createRevision: created, modRevision: rev.main, version, value, lease } };
+      const r = decodeRecord(raw);
+      const event: KvEvent = r.tombstone
+        ? { type: 'DELETE', kv: { key: r.key, createRevision: 0, modRevision: rev.main, version: 0, value: EMPTY, lease: '0' } }
+        : { type: 'PUT', kv: { key: r.key, createRevision: r.createRevision, modRevision: rev.main, version: r.version, value: r.value, lease: r.lease } };
       yield { rev: rev.main, event };
     }
   }
@@ -339,7 +336,7 @@ export class KvStore {
 
   private writeRecord(tx: WriteTxn, kv: KeyValue, tomb: boolean): void {
     const k = revKey(tx.main, tx.sub);
-    const v = pack([kv.key, kv.value, kv.createRevision, kv.version, kv.lease, tomb ? 1 : 0]);
+    const v = encodeRecord({ key: kv.key, value: kv.value, createRevision: kv.createRevision, version: kv.version, lease: kv.lease, tombstone: tomb });
     this.backend.put(k, v);
     tx.cost += k.length + v.length;
     tx.sub++;
@@ -689,7 +686,7 @@ export class KvStore {
     for (const [k, ki] of this.index.entries()) {
       const kept = ki.compact(rev);
       if (kept) keep.add(revKey(kept.main, kept.sub).toString('latin1'));
-      if (ki.isEmpty()) drop.push(k);
+      if (ki.hasNoHistory()) drop.push(k);
     }
     for (const k of drop) this.index.delete(k);
     let removed = 0;
@@ -724,8 +721,7 @@ export class KvStore {
     for await (const [k, raw] of this.backend.iterate(revKey(0, 0), revKey(at + 1, 0))) {
       const r = parseRevKey(k);
       if (r.main <= this.compactRev) {
-        const [key] = unpack(raw) as StoredRecord;
-        const v = this.index.get(key.toString('latin1'))?.get(this.compactRev);
+        const v = this.index.get(recordKey(raw))?.get(this.compactRev);
         if (!v || v.main !== r.main || v.sub !== r.sub) continue;
       }
       h = crc32(k, h);
