@@ -60,7 +60,7 @@ function up(o: UpOptions): void {
   let reads = 0;
 
   console.log(`setpoint simulate: a live SIMULATED 3-node cluster (seed ${seed}).`);
-  console.log('  The real Raft core runs in this process over a simulated network; the server is not built yet.');
+  console.log('  The real Raft core runs in this process over a simulated network (`setpoint up` runs real members).');
   console.log(`  One tick every ${o.tickMs} ms (election timeout ${ELECTION_TICK}-${2 * ELECTION_TICK} ticks), ~3 writes/s,`);
   console.log(`  ${o.faults ? 'and now and then a node crashes or the leader is partitioned' : 'no faults (--no-faults)'}. Every step is safety-checked.`);
   console.log('  Press Ctrl-C to stop.\n');
