@@ -115,8 +115,8 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
     for (const op of history.ops) c[op.outcome]++;
     o.onProgress({ elapsedMs: Math.min(totalMs, history.now()), totalMs, ...c, fault: nemesis?.current ?? 'none', stage });
   };
-  let checks: CheckResult[] = [];
-  let endOfRun = 0;
+  let checks: CheckResult[];
+  let endOfRun: number;
   try {
     progress('starting cluster');
     await cluster.start();

@@ -68,6 +68,11 @@ export function checkRegister(ops: readonly OpRecord[], o: RegisterCheckOptions 
         const rec = byId.get(l.id);
         return rec ? `process ${rec.process} (via n${rec.node + 1})` : `op ${l.id}`;
       };
+      const lone = w.length === 1 ? w[0]! : undefined;
+      const neverWritten =
+        lone && lone.input.f === 'read' && typeof lone.output === 'number'
+          ? [`No acknowledged or pending write of ${lone.output} exists: the value was never written, or its write failed for certain.`]
+          : [];
       anomalies.push({
         kind: 'nonlinearizable',
         key,
@@ -75,6 +80,7 @@ export function checkRegister(ops: readonly OpRecord[], o: RegisterCheckOptions 
         explanation: [
           `key ${key}: not linearizable. Smallest failing sub-history (${w.length} of ${lops.length} operations):`,
           ...explainWitness(registerModel, w, describeRegOp, whyIllegal, label),
+          ...neverWritten,
         ],
       });
     }
