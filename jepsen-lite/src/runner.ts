@@ -64,6 +64,8 @@ export interface Summary {
   counts: { ok: number; fail: number; info: number };
   notes: History['notes'];
   durationMs: number;
+  /** Wall-clock ms each stage took: cluster start, load, heal, final reads, checks. */
+  stages: Record<string, number>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -117,9 +119,16 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
   };
   let checks: CheckResult[];
   let endOfRun: number;
+  const stages: Record<string, number> = {};
+  let stageStart = Date.now();
+  const stage = (name: string): void => {
+    stages[name] = Date.now() - stageStart;
+    stageStart = Date.now();
+  };
   try {
     progress('starting cluster');
     await cluster.start();
+    stage('cluster start');
     history = new History();
     ctx.history = history;
     const nemesis = new NemesisRunner(cluster, network, history, schedule);
@@ -132,6 +141,7 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
       const nemesisDone = nemesis.run();
       await Promise.all(workers.map((w) => workload.worker(w)));
       endOfRun = history.now();
+      stage('load');
       nemesis.stop();
       await nemesisDone;
       await nemesis.healAll();
@@ -139,12 +149,15 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
       if (aborted()) throw new Error('interrupted');
       progress('healing', nemesis);
       if (!(await cluster.waitHealthy(30_000))) history.note('cluster not healthy 30 s after the heal');
+      stage('heal');
       progress('final reads', nemesis);
       await workload.finish(ctx);
       stopAll = true;
       await background;
+      stage('final reads');
       progress('checking', nemesis);
       checks = [...(await workload.check(ctx)), await checkHashKV(cluster)];
+      stage('checks');
     } finally {
       clearInterval(ticker);
       stopAll = true;
@@ -167,6 +180,7 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
     counts,
     notes: history.notes,
     durationMs: endOfRun,
+    stages,
   };
   writeFileSync(path.join(dir, 'history.jsonl'), history.lines().map((l) => JSON.stringify(l)).join('\n') + '\n');
   writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 2));

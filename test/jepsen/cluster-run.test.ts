@@ -32,38 +32,43 @@ afterAll(() => {
   else console.warn(`jepsen-lite e2e: reports kept in ${results}`);
 });
 
-async function run(o: Partial<RunOptions> & Pick<RunOptions, 'workload' | 'nemeses' | 'timeS'>): Promise<Awaited<ReturnType<typeof runTest>>> {
+async function run(
+  o: Partial<RunOptions> & Pick<RunOptions, 'workload' | 'nemeses' | 'timeS'>,
+  expectValid = true,
+): Promise<Awaited<ReturnType<typeof runTest>>> {
   const r = await runTest({ target: TARGET, nodes: 3, rate: 100, seed: SEED, resultsDir: results, checkBudgetMs: 30_000, ...o });
-  if (r.summary.valid !== true) {
+  console.log(`${o.workload} on ${TARGET}, seed ${SEED}: ${r.summary.valid}; stages ${JSON.stringify(r.summary.stages)}`);
+  if ((r.summary.valid === true) !== expectValid) {
     failed = true;
-    console.warn(`${o.workload} seed ${SEED}: ${r.summary.valid} — ${r.dir}/index.html`);
+    console.warn(`${o.workload} seed ${SEED}: unexpected verdict ${r.summary.valid} — ${r.dir}/index.html`);
   }
   return r;
 }
 
 describe.skipIf(!available)(`jepsen-lite against ${TARGET}`, () => {
   for (const workload of ['register', 'set', 'watch', 'lock']) {
-    it(`${workload}: 20 s under partitions, kills and pauses stays valid, and the faults hit`, { timeout: 120_000 }, async () => {
-      const { summary } = await run({ workload, nemeses: ['partition', 'kill', 'pause'], timeS: 20, intervalMs: 3000 });
+    it(`${workload}: 18 s under partitions, kills and pauses stays valid, and the faults hit`, { timeout: 120_000 }, async () => {
+      const { summary } = await run({ workload, nemeses: ['partition', 'kill', 'pause'], timeS: 18, intervalMs: 3000 });
       expect(summary.faults.length).toBeGreaterThan(0);
       const during = summary.phases.find((p) => p.phase === 'during')!;
       expect(during.seconds).toBeGreaterThan(0);
-      expect(summary.counts.ok).toBeGreaterThan(100);
+      // Lock cycles take several round trips each: far fewer operations complete.
+      expect(summary.counts.ok).toBeGreaterThan(workload === 'lock' ? 20 : 100);
       expect(summary.checks.map((c) => [c.name, c.valid])).toEqual(summary.checks.map((c) => [c.name, true]));
-      if (summary.valid === true) failed = failed || false;
     });
   }
 
   it('catches stale reads: a 60 s partition run on the register workload with reads served locally', { timeout: 200_000 }, async () => {
     // Setpoint: the member's unsafe switch (linearizable reads without ReadIndex). etcd: serializable reads.
-    const { summary } = await run({
-      workload: 'register',
-      nemeses: ['partition'],
-      timeS: 60,
-      ...(TARGET === 'setpoint' ? { env: { SETPOINT_UNSAFE_LOCAL_READS: '1' } } : { serializableReads: true }),
-    });
-    failed = false; // an invalid verdict is the expected outcome here
-    expect(summary.valid).toBe(false);
+    const { summary } = await run(
+      {
+        workload: 'register',
+        nemeses: ['partition'],
+        timeS: 60,
+        ...(TARGET === 'setpoint' ? { env: { SETPOINT_UNSAFE_LOCAL_READS: '1' } } : { serializableReads: true }),
+      },
+      false,
+    );    expect(summary.valid).toBe(false);
     const lin = summary.checks.find((c) => c.name.startsWith('linearizable'))!;
     expect(lin.anomalies.some((a) => a.kind === 'nonlinearizable' && a.explanation.some((t) => /the read returned/.test(t)))).toBe(true);
   });

@@ -44,6 +44,7 @@ function syntheticRun(): { summary: Summary; history: History } {
     counts: { ok: 0, fail: 0, info: 0 },
     notes: [],
     durationMs: 6000,
+    stages: {},
   };
   return { summary, history: h };
 }
