@@ -115,6 +115,9 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
   const sockets = new Set<Socket>();
 
   const serve = (sock: Socket): void => {
+    // Small frames (window updates, acks, headers) must not wait for Nagle: with delayed ACKs on the
+    // other side every flow-control round trip would cost tens of milliseconds.
+    sock.setNoDelay(true);
     sockets.add(sock);
     sock.once('close', () => sockets.delete(sock));
     sniff(sock, (protocol, head) => {
