@@ -34,6 +34,8 @@ export class SingleNodeStore implements StoreApi {
   readonly raftTerm = 2;
   /** The leader this member believes in; '0' = none (tests set it). */
   leader: string;
+  /** Whether Status reports this member as a learner (tests set it). */
+  learner = false;
   clientURLs: readonly string[];
   private alarms: AlarmMember[] = [];
   private readonly timer: NodeJS.Timeout;
@@ -160,7 +162,7 @@ export class SingleNodeStore implements StoreApi {
       raftTerm: this.raftTerm,
       raftAppliedIndex: this.kv.currentRev,
       errors: this.leader === '0' ? ['etcdserver: no leader'] : [],
-      isLearner: false,
+      isLearner: this.learner,
     };
   }
 
