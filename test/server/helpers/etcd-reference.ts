@@ -35,22 +35,54 @@ async function healthy(endpoint: string): Promise<boolean> {
   }
 }
 
+interface MemberSpec {
+  readonly name: string;
+  readonly endpoint: string;
+  readonly peer: string;
+}
+
+async function spec(name: string): Promise<MemberSpec> {
+  return { name, endpoint: `http://127.0.0.1:${await freePort()}`, peer: `http://127.0.0.1:${await freePort()}` };
+}
+
 export async function startReferenceEtcd(extraArgs: readonly string[] = []): Promise<ReferenceEtcd> {
+  const me = await spec('ref');
+  return startMember(me, `ref=${me.peer}`, extraArgs);
+}
+
+/**
+ * A real etcd that has lost its leader: a two-member cluster whose second member is stopped once both
+ * are up, leaving the first without a quorum (and so, after an election timeout, without a leader).
+ */
+export async function startLeaderlessEtcd(): Promise<ReferenceEtcd> {
+  const [a, b] = [await spec('a'), await spec('b')];
+  const cluster = `a=${a.peer},b=${b.peer}`;
+  // Neither serves clients before the cluster has a leader, so both start before either is awaited.
+  const [ma, mb] = await Promise.all([startMember(a, cluster), startMember(b, cluster)]);
+  await mb.stop();
+  try {
+    await waitFor(async () => !(await healthy(ma.endpoint)), 'the remaining member to lose its leader', 30_000);
+  } catch (e) {
+    await ma.stop();
+    throw e;
+  }
+  return ma;
+}
+
+async function startMember(me: MemberSpec, initialCluster: string, extraArgs: readonly string[] = []): Promise<ReferenceEtcd> {
   const dir = await mkdtemp(join(tmpdir(), 'setpoint-etcd-ref-'));
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const endpoint = `http://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
+  const { endpoint, peer } = me;
   let output = '';
   const child: ChildProcess = spawn(
     'etcd',
     [
-      '--name', 'ref',
+      '--name', me.name,
       '--data-dir', join(dir, 'data'),
       '--listen-client-urls', endpoint,
       '--advertise-client-urls', endpoint,
       '--listen-peer-urls', peer,
       '--initial-advertise-peer-urls', peer,
-      '--initial-cluster', `ref=${peer}`,
+      '--initial-cluster', initialCluster,
       ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
