@@ -1,0 +1,76 @@
+// Clients writing while the cluster is hurt: concurrent loops, each putting unique keys under one prefix
+// and recording every put the cluster acknowledged, so a test can check afterwards that none was lost.
+// Errors are expected while members die: they are counted, and the loop goes on with its next key.
+import type { Etcd3 } from 'etcd3';
+import { pause, waitFor } from './wait.js';
+
+export class Writers {
+  /** key → value of every acknowledged put. */
+  readonly acked = new Map<string, string>();
+  errors = 0;
+  /** The most recent error messages, for a failure's explanation. */
+  readonly recentErrors: string[] = [];
+  /** The longest stretch without any acknowledged write since measureGaps() (ms). */
+  longestGapMs = 0;
+  private lastAckAt = Date.now();
+  private stopped = false;
+  private readonly loops: Promise<void>[];
+  private readonly run = Math.random().toString(36).slice(2, 8);
+
+  constructor(
+    private readonly client: Etcd3,
+    readonly prefix: string,
+    concurrency = 4,
+  ) {
+    this.loops = Array.from({ length: concurrency }, (_, i) => this.loop(i));
+  }
+
+  private async loop(w: number): Promise<void> {
+    for (let seq = 0; !this.stopped; seq++) {
+      const key = `${this.prefix}${w}/${String(seq).padStart(6, '0')}`;
+      const value = `${this.run}.${w}.${seq}`;
+      try {
+        await this.client.put(key).value(value);
+        this.acked.set(key, value);
+        const now = Date.now();
+        this.longestGapMs = Math.max(this.longestGapMs, now - this.lastAckAt);
+        this.lastAckAt = now;
+      } catch (e) {
+        this.errors++;
+        this.recentErrors.push((e as Error).message);
+        if (this.recentErrors.length > 10) this.recentErrors.shift();
+        await pause(25); // a client's back-off before its next try
+      }
+    }
+  }
+
+  /** Starts measuring the longest stretch without an acknowledged write from now. */
+  measureGaps(): void {
+    this.lastAckAt = Date.now();
+    this.longestGapMs = 0;
+  }
+
+  /** Waits until `n` more writes than now have been acknowledged. */
+  async waitForAcks(n: number, timeoutMs = 60_000): Promise<void> {
+    const target = this.acked.size + n;
+    await waitFor(`${target} acknowledged writes`, () => (this.acked.size >= target ? true : undefined), timeoutMs, 20).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message}; have ${this.acked.size}, ${this.errors} errors, recent: ${this.recentErrors.join(' | ')}`);
+    });
+  }
+
+  /** Stops every loop and waits for puts in flight to settle. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.loops);
+  }
+
+  close(): Promise<void> {
+    return this.stop();
+  }
+
+  /** Acknowledged writes that a linearizable read of the prefix through `client` does not return as written. */
+  async missingOn(client: Etcd3): Promise<string[]> {
+    const got = await client.getAll().prefix(this.prefix).strings();
+    return [...this.acked].filter(([k, v]) => got[k] !== v).map(([k]) => k);
+  }
+}
