@@ -42,6 +42,8 @@ export interface MemberConfig {
   readonly heartbeatMs: number;
   readonly electionMs: number;
   readonly snapshotCount: number;
+  /** Entries kept behind a snapshot so a briefly lagging follower catches up from the log (etcd: 5000). */
+  readonly snapshotCatchUpEntries: number;
   readonly quotaBackendBytes: number;
   readonly logger: Logger;
   readonly metrics?: MemberMetrics;
@@ -58,8 +60,6 @@ interface Waiter {
   reject(e: unknown): void;
 }
 
-/** Entries kept behind a snapshot so a briefly lagging follower catches up from the log (etcd: 5000). */
-const SNAPSHOT_CATCH_UP_ENTRIES = 5000;
 /** The apply loop may fall this far behind commit before new requests are refused (etcd: 5000). */
 const MAX_GAP_BETWEEN_APPLY_AND_COMMIT = 5000;
 const MAX_LEARNERS = 1;
@@ -450,7 +450,7 @@ export class Member implements StoreApi {
     await this.kv.flush(true);
     await this.storage.createSnapshot(applied, this.node.raft.confState(), this.membership.encode());
     this.lastSnapshotIndex = applied;
-    const compactTo = applied - SNAPSHOT_CATCH_UP_ENTRIES;
+    const compactTo = applied - this.cfg.snapshotCatchUpEntries;
     if (compactTo > this.storage.firstIndex()) await this.storage.compact(compactTo);
     this.log.debug({ index: applied, compactTo }, 'snapshot taken');
   }

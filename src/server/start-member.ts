@@ -44,6 +44,7 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     heartbeatMs: flags.heartbeatInterval,
     electionMs: flags.electionTimeout,
     snapshotCount: flags.snapshotCount,
+    snapshotCatchUpEntries: flags.snapshotCatchUpEntries,
     quotaBackendBytes: flags.quotaBackendBytes,
     logger,
     metrics,
