@@ -57,6 +57,12 @@ export function registerStoreCommand(program: Command): void {
         },
       );
     };
+    // Removed from the cluster: the member has stopped itself; exit as etcd does.
+    void running.done.then(() => {
+      if (stopping || !running.member.removedFromCluster) return;
+      log.warn('removed from the cluster: exiting');
+      process.exit(0);
+    });
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
   });

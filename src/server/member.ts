@@ -94,9 +94,15 @@ export class Member implements StoreApi {
   /** A snapshot received from the leader, staged on disk until its Ready is applied. */
   private stagedSnapshot: string | undefined;
   private readonly requestTimeoutMs: number;
+  /** Resolves once the member has stopped, whatever stopped it. */
+  readonly done: Promise<void>;
+  private resolveDone: () => void = () => undefined;
+  /** Set when this member applied its own removal: it stops, as etcd does, rather than serve a cluster it left. */
+  removedFromCluster = false;
 
   constructor(readonly cfg: MemberConfig) {
     this.log = cfg.logger.child({ component: 'member', name: cfg.name });
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // etcd's request timeout: 5 s plus twice the election timeout.
     this.requestTimeoutMs = 5000 + 2 * cfg.electionMs;
   }
@@ -211,6 +217,7 @@ export class Member implements StoreApi {
     await this.kv.close();
     await this.storage.close();
     this.log.info('member stopped');
+    this.resolveDone();
   }
 
   private fatal(e: unknown): void {
@@ -417,7 +424,12 @@ export class Member implements StoreApi {
         this.membership.members.delete(id);
         this.membership.removed.add(id);
         if (id !== this.memberId) this.transport.removePeer(id);
-        else this.log.warn('this member was removed from the cluster');
+        else {
+          // etcd stops a removed member: its requests could only time out, since nobody commits for it.
+          this.removedFromCluster = true;
+          this.log.warn('this member was removed from the cluster: stopping');
+          setImmediate(() => void this.stop());
+        }
         break;
     }
     if (e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);

@@ -15,6 +15,8 @@ export interface RunningMember {
   readonly peerAddresses: readonly string[];
   /** Leader hands over first, then everything closes. */
   stop(): Promise<void>;
+  /** Resolves once the member has stopped on its own (removed from the cluster) or through stop(). */
+  readonly done: Promise<void>;
 }
 
 export const SETPOINT_VERSION = '0.1.0';
@@ -79,10 +81,13 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     setpointVersion: SETPOINT_VERSION,
   });
   logger.info({ client: client.addresses, peer: peerAddresses, dataDir: flags.dataDir }, 'serving');
+  // A member that stops on its own (its removal) takes its client port down with it.
+  const done = member.done.then(() => client.close());
   return {
     member,
     clientAddresses: client.addresses,
     peerAddresses,
+    done,
     stop: async () => {
       await member.stop();
       await client.close();
