@@ -1,0 +1,50 @@
+// Failover and catch-up with real processes: when the leader dies another is elected and writes resume;
+// the dead member, restarted, catches up from the leader's log when it missed little, and from a snapshot
+// when it missed more than the entries kept behind the leader's last snapshot.
+import { describe, expect, it } from 'vitest';
+import { StoreCluster } from './helpers/cluster.js';
+import { expectNothingLost } from './helpers/checks.js';
+import { waitFor } from './helpers/wait.js';
+import { Writers } from './helpers/writers.js';
+
+const INSTALLED = 'installed snapshot from leader';
+
+describe('failover and catch-up', () => {
+  it('elects a new leader when the leader dies; writes resume; the old leader catches up from the log', async () => {
+    // Snapshots every 20 entries, yet 5000 entries are kept behind each: a short absence is replayed.
+    const cluster = await StoreCluster.start({ snapshotCount: 20 });
+    const writers = new Writers(cluster.client(), 'failover/log/');
+    cluster.track(writers);
+    await writers.waitForAcks(100);
+    const old = await cluster.waitForLeader();
+    await cluster.kill(old, 'SIGKILL');
+    const next = await cluster.waitForNewLeader(old);
+    expect(next).not.toBe(old);
+    await writers.waitForAcks(100);
+    const mark = cluster.logMark(old);
+    await cluster.restart(old);
+    await writers.waitForAcks(50);
+    await cluster.waitCaughtUp(old);
+    expect(cluster.logSince(old, mark)).not.toContain(INSTALLED);
+    await expectNothingLost(cluster, writers);
+  }, 90_000);
+
+  it('a member that missed more than the kept entries catches up from a snapshot', async () => {
+    const keep = 50;
+    const cluster = await StoreCluster.start({ snapshotCount: 20, flags: ['--experimental-snapshot-catchup-entries', String(keep)] });
+    const writers = new Writers(cluster.client(), 'failover/snapshot/');
+    cluster.track(writers);
+    await writers.waitForAcks(50);
+    const old = await cluster.waitForLeader();
+    await cluster.kill(old, 'SIGKILL');
+    await cluster.waitForNewLeader(old);
+    // Well past the kept entries and several snapshots: the log the old leader needs is gone.
+    await writers.waitForAcks(keep * 6);
+    const mark = cluster.logMark(old);
+    await cluster.restart(old);
+    await waitFor(`${old} to log "${INSTALLED}"`, () => (cluster.logSince(old, mark).includes(INSTALLED) ? true : undefined), 60_000);
+    await writers.waitForAcks(50);
+    await cluster.waitCaughtUp(old);
+    await expectNothingLost(cluster, writers);
+  }, 120_000);
+});
