@@ -343,10 +343,11 @@ export class Member implements StoreApi {
       return;
     }
     const r = decodeRequest(e.data);
-    // Replayed after a restart: the key-value store already holds it.
+    // Replayed after a restart: the key-value store already holds it. The membership does not (it is
+    // rebuilt from the last snapshot and the log), so a change to members' attributes applies again.
     const already = e.index <= this.kv.consistentIndex;
     try {
-      const result = already ? undefined : await this.applyRequest(r, e.index);
+      const result = already ? (isMemberRequest(r) ? this.applyMemberRequest(r) : undefined) : await this.applyRequest(r, e.index);
       this.settle(r.id, undefined, result);
     } catch (err) {
       if (!already && e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
@@ -385,25 +386,30 @@ export class Member implements StoreApi {
         this.kv.markApplied(index);
         return { alarms: [...this.alarms.values()] };
       }
-      case 'memberAttr': {
-        const m = this.membership.members.get(Number(r.memberId));
-        if (m) {
-          m.name = r.name;
-          m.clientURLs = [...r.clientURLs];
-        }
-        this.kv.markApplied(index);
-        return undefined;
-      }
+      case 'memberAttr':
       case 'memberUpdate': {
-        const id = Number(r.memberId);
-        const m = this.membership.members.get(id);
-        if (!m) throw etcdError('MEMBER_NOT_FOUND');
-        m.peerURLs = [...r.peerURLs];
-        if (id !== this.memberId) this.transport.updatePeer(id, m.peerURLs);
+        const result = this.applyMemberRequest(r);
         this.kv.markApplied(index);
-        return { members: this.membership.list() };
+        return result;
       }
     }
+  }
+
+  private applyMemberRequest(r: MemberRequest): { members: MemberInfo[] } | undefined {
+    if (r.t === 'memberAttr') {
+      const m = this.membership.members.get(Number(r.memberId));
+      if (m) {
+        m.name = r.name;
+        m.clientURLs = [...r.clientURLs];
+      }
+      return undefined;
+    }
+    const id = Number(r.memberId);
+    const m = this.membership.members.get(id);
+    if (!m) throw etcdError('MEMBER_NOT_FOUND');
+    m.peerURLs = [...r.peerURLs];
+    if (id !== this.memberId) this.transport.updatePeer(id, m.peerURLs);
+    return { members: this.membership.list() };
   }
 
   private applyConfChange(e: Entry): void {
@@ -870,6 +876,12 @@ export class Member implements StoreApi {
 }
 
 // ---- helpers ----
+
+type MemberRequest = Extract<InternalRequest, { t: 'memberAttr' | 'memberUpdate' }>;
+
+function isMemberRequest(r: InternalRequest): r is MemberRequest {
+  return r.t === 'memberAttr' || r.t === 'memberUpdate';
+}
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
