@@ -37,7 +37,10 @@ describe.each(scripts)('etcdctl script %s: Setpoint answers as etcd 3.4 does', (
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([etcd?.stop(), setpoint?.stop()]);
+    // DIFF_KEEP=1 keeps the clusters' data dirs and logs (their paths are printed) to read a failure.
+    const keep = process.env['DIFF_KEEP'] === '1';
+    if (keep) console.log(`kept: ${etcd?.dir ?? ''} ${setpoint?.dir ?? ''}`);
+    await Promise.all([etcd?.stop(keep), setpoint?.stop(keep)]);
   });
 
   it('every step matches', async () => {

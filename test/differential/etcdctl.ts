@@ -39,13 +39,19 @@ export class CtlProcess {
   stderr = '';
   private readonly child: ChildProcess;
   private readonly closed: Promise<number | null>;
+  exited = false;
 
   constructor(args: readonly string[]) {
     this.child = spawn('etcdctl', args, { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));
     this.child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
     this.child.stdin?.on('error', () => undefined);
-    this.closed = new Promise((resolve) => this.child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+    this.closed = new Promise((resolve) =>
+      this.child.on('close', (code, signal) => {
+        this.exited = true;
+        resolve(code ?? (signal ? -1 : null));
+      }),
+    );
   }
 
   get lines(): number {
@@ -58,9 +64,7 @@ export class CtlProcess {
 
   /** Waits until stdout holds n complete lines, or the process has exited, or the timeout passes. */
   async waitLines(n: number, timeoutMs = 20_000): Promise<void> {
-    let exited = false;
-    void this.closed.then(() => (exited = true));
-    await waitUntil(() => exited || this.lines >= n, `${n} lines of etcdctl output`, timeoutMs).catch(() => undefined);
+    await waitUntil(() => this.exited || this.lines >= n, `${n} lines of etcdctl output`, timeoutMs).catch(() => undefined);
   }
 
   async stop(): Promise<CtlResult> {

@@ -131,6 +131,8 @@ export class Normalizer {
     // `endpoint status` and `endpoint hashkv` in the simple format: size, term, indexes and hash by position.
     t = t.replace(/^(<[^>]+>), (<member:[^>]+>), ([\d.]+), ([\d.]+ [kMG]?B), (true|false), (true|false), \d+, \d+, \d+, (.*)$/, '$1, $2, $3, <size>, $5, $6, <n>, <n>, <n>, $7');
     t = t.replace(/^(<ep:[^>]+>), (\d+)$/, (_m, ep: string, h: string) => `${ep}, ${this.hashToken(h)}`);
+    // etcdctl pads ids to 16 hex digits with spaces (%16x); an id with fewer digits pads more.
+    t = t.replace(/ {2,}(<(?:member|cluster|id)[^>]*>)/g, ' $1');
     // `member add` lists the cluster in member id order, which differs with the ids.
     t = t.replace(/^ETCD_INITIAL_CLUSTER="(.*)"$/, (_m, v: string) => `ETCD_INITIAL_CLUSTER="${v.split(',').sort().join(',')}"`);
     return t;
@@ -153,6 +155,7 @@ export class Normalizer {
   }
 
   private jsonString(v: string, key: string, parent: Record<string, unknown> | undefined): unknown {
+    if (key === 'took') return '<t>';
     const isNum = /^\d+$/.test(v);
     if (!isNum) return this.text(v);
     const asNumber = (): unknown => (v.length > 15 ? v : Number(v));
@@ -178,6 +181,9 @@ export class Normalizer {
         return '<size>';
       case 'hash':
         return this.hashToken(v);
+      case 'ttl':
+        // etcdctl's own JSON for timetolive: the remaining TTL ticks with the clock.
+        return parent && 'granted-ttl' in parent && v !== '0' ? '<ttl>' : asNumber();
       case 'ID':
       case 'id':
       case 'lease':

@@ -6,6 +6,8 @@ export interface Modifiers {
   readonly sort: boolean;
   /** Repeat until etcdctl exits 0 (30 s at most), then compare the last run. */
   readonly retry: boolean;
+  /** Repeat while the output contains this text (30 s at most), then compare the last run. */
+  readonly retryWhile?: string;
   /** Run against one member only: a name, `leader` or `follower`. */
   readonly ep?: string;
   /** A divergence recorded in KNOWN-DIVERGENCES.md under this id: the outputs must still differ. */
@@ -93,6 +95,7 @@ export function parseScript(source: string): Step[] {
     let retry = false;
     let ep: string | undefined;
     let known: string | undefined;
+    let retryWhile: string | undefined;
     let bg: string | undefined;
     while (ws.length > 0 && /^[@&]/.test(ws[0] as string)) {
       const w = ws.shift() as string;
@@ -100,11 +103,18 @@ export function parseScript(source: string): Step[] {
       else if (w === '@retry') retry = true;
       else if (w.startsWith('@ep=')) ep = w.slice(4);
       else if (w.startsWith('@known=')) known = w.slice(7);
+      else if (w.startsWith('@retry-while=')) retryWhile = w.slice(13);
       else if (w.startsWith('&')) bg = w.slice(1);
       else fail(`unknown modifier ${w}`);
     }
     if (ws.length === 0) fail('no etcdctl arguments');
-    const mods: Modifiers = { sort, retry, ...(ep !== undefined ? { ep } : {}), ...(known !== undefined ? { known } : {}) };
+    const mods: Modifiers = {
+      sort,
+      retry,
+      ...(retryWhile !== undefined ? { retryWhile } : {}),
+      ...(ep !== undefined ? { ep } : {}),
+      ...(known !== undefined ? { known } : {}),
+    };
     steps.push({ kind: 'run', line, text, mods, args: ws, ...(bg !== undefined ? { bg } : {}), ...(stdin !== undefined ? { stdin } : {}) });
   });
   return steps;

@@ -52,7 +52,20 @@ export class SideRunner {
     const tmp = await mkdtemp(join(cluster.dir, 'scratch-'));
     const r = new SideRunner(cluster, tmp);
     await r.refreshMembers();
+    // Who wins the first election is chance; scripts that name the leader start with n1 on both sides.
+    const { leader } = await r.roles();
+    if (leader !== 'n1') {
+      const moved = await etcdctl([`--endpoints=${cluster.slot(leader).clientUrl}`, 'move-leader', r.memberHex('n1')]);
+      if (moved.code !== 0) throw new Error(`cannot make n1 the ${cluster.flavor} leader: ${moved.stderr}`);
+      await waitUntil(async () => (await r.roles()).leader === 'n1', 'n1 to lead');
+    }
     return r;
+  }
+
+  private memberHex(name: string): string {
+    const id = this.norm.side.members.get(name);
+    if (id === undefined) throw new Error(`no member id known for ${name}`);
+    return id;
   }
 
   private get allEndpoints(): string {
@@ -83,10 +96,11 @@ export class SideRunner {
         return false;
       }
       const nameOf = (id: string | number): string | undefined => [...this.norm.side.members].find(([, h]) => h === hex(id))?.[0];
-      const leaders = new Set(st.map((s) => hex(s.Status.leader)));
-      const leaderHex = [...leaders][0];
-      if (leaders.size !== 1 || leaderHex === undefined || leaderHex === '0') return false;
-      const leader = nameOf(leaderHex === '0' ? 0 : BigInt(`0x${leaderHex}`).toString());
+      const leaders = new Set(st.map((s) => String(s.Status.leader)));
+      const leaderDec = [...leaders][0];
+      if (leaders.size !== 1 || leaderDec === undefined || leaderDec === '0') return false;
+      const leaderHex = hex(leaderDec);
+      const leader = nameOf(leaderDec);
       const followers = st
         .filter((s) => hex(s.Status.header.member_id) !== leaderHex && s.Status.isLearner !== true)
         .map((s) => nameOf(s.Status.header.member_id))
@@ -125,13 +139,9 @@ export class SideRunner {
         case 'peer':
           out += this.cluster.slot(arg).peerUrl;
           break;
-        case 'id': {
-          const name = await this.memberName(arg);
-          const id = this.norm.side.members.get(name);
-          if (id === undefined) throw new Error(`no member id known for ${name}`);
-          out += id;
+        case 'id':
+          out += this.memberHex(await this.memberName(arg));
           break;
-        }
         case 'lease': {
           const id = this.leases[Number(arg) - 1];
           if (id === undefined) throw new Error(`no lease ${arg} granted yet`);
@@ -173,8 +183,8 @@ export class SideRunner {
     return n;
   }
 
-  private async untilWatchRequest(before: number, what: string): Promise<void> {
-    await waitUntil(async () => (await this.watchRequests()) > before, `${what} to reach the server`, 20_000);
+  private async untilWatchRequest(before: number, what: string, proc: CtlProcess): Promise<void> {
+    await waitUntil(async () => proc.exited || (await this.watchRequests()) > before, `${what} to reach the server`, 20_000);
   }
 
   private record(step: Step, r: CtlResult, sort: boolean, known?: string): StepRecord {
@@ -192,7 +202,7 @@ export class SideRunner {
   /** Values later steps refer to: granted leases, members added (and the cluster they must join). */
   private capture(step: Step, stdout: string): void {
     for (const m of stdout.matchAll(/lease ([0-9a-f]{16}) granted/g)) this.leases.push(m[1] as string);
-    const added = /Member ([0-9a-f]+) added to cluster/.exec(stdout);
+    const added = /Member\s+([0-9a-f]+)\s+added to cluster/.exec(stdout);
     if (added && step.kind === 'run') {
       const name = step.args[step.args.indexOf('add') + 1];
       if (name !== undefined) this.norm.side.members.set(name, added[1] as string);
@@ -204,8 +214,12 @@ export class SideRunner {
     const out: StepRecord[] = [];
     try {
       for (const step of steps) {
-        const r = await this.step(step);
-        if (r) out.push(r);
+        try {
+          out.push((await this.step(step)) ?? { line: step.line, text: step.text, code: 0, stdout: '', stderr: '' });
+        } catch (e) {
+          // Recorded, not thrown: the other side's record for this step shows what was expected.
+          out.push({ line: step.line, text: step.text, code: null, stdout: '', stderr: `harness: ${(e as Error).message}` });
+        }
       }
     } finally {
       for (const { proc } of this.bg.values()) await proc.stop();
@@ -229,13 +243,15 @@ export class SideRunner {
           if (stdin !== '') proc.write(stdin.replace(/\n$/, ''));
           this.bg.set(step.bg, { proc, step });
           // A plain watch must be in place before the next step writes what it should see.
-          if (args[0] === 'watch' && !args.includes('-i') && !args.includes('--interactive')) await this.untilWatchRequest(before, step.text);
+          if (args[0] === 'watch' && !args.includes('-i') && !args.includes('--interactive')) await this.untilWatchRequest(before, step.text, proc);
           return undefined;
         }
         let r = await etcdctl(argv, stdin);
-        if (step.mods.retry) {
+        const again = (x: CtlResult): boolean =>
+          (step.mods.retry && x.code !== 0) || (step.mods.retryWhile !== undefined && (x.stdout + x.stderr).includes(step.mods.retryWhile));
+        if (again(r)) {
           const deadline = Date.now() + RETRY_FOR_MS;
-          while (r.code !== 0 && Date.now() < deadline) {
+          while (again(r) && Date.now() < deadline) {
             await new Promise((res) => setTimeout(res, 200));
             r = await etcdctl(argv, stdin);
           }
@@ -249,7 +265,7 @@ export class SideRunner {
         const before = await this.watchRequests();
         b.proc.write(input);
         // `watch …` and `progress` in watch -i each send one request: wait until it has arrived.
-        if (/^(watch|progress)\b/.test(input)) await this.untilWatchRequest(before, step.text);
+        if (/^(watch|progress)\b/.test(input)) await this.untilWatchRequest(before, step.text, b.proc);
         return undefined;
       }
       case 'wait': {
@@ -269,7 +285,11 @@ export class SideRunner {
         }
         if (this.lastInitialCluster === '') throw new Error(`line ${step.line}: !start needs a "member add" before it`);
         this.cluster.launch(this.cluster.slot(step.name), this.lastInitialCluster, 'existing');
-        await waitUntil(() => fetch(`${this.cluster.slot(step.name).clientUrl}/version`).then((r) => r.ok, () => false), `${step.name} to serve clients`);
+        // Started as etcdctl means it: the member has published its name to the cluster.
+        await waitUntil(async () => {
+          const r = await etcdctl([`--endpoints=${this.allEndpoints}`, 'member', 'list']);
+          return r.stdout.includes(`, started, ${step.name}, `);
+        }, `${step.name} to publish its name`);
         return undefined;
       }
     }
