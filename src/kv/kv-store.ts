@@ -121,13 +121,16 @@ export class KvStore {
     this.compactRev = (await this.backend.getMeta<number>('compactRev')) ?? 0;
     this.noSpaceAlarm = (await this.backend.getMeta<boolean>('noSpaceAlarm')) ?? false;
     let size = 0;
+    // Records come in revision order, keys at random: gather them in a hash map, then fill the tree
+    // in key order, which is far cheaper than a million random tree inserts and lookups.
+    const staging = new Map<string, KeyIndex>();
     await this.backend.scan(Buffer.from([REV_PREFIX]), Buffer.from([REV_PREFIX + 1]), (k, v) => {
       const rev = parseRevKey(k);
       const r = decodeRecordStrings(v);
-      let ki = this.index.get(r.key);
+      let ki = staging.get(r.key);
       if (!ki) {
         ki = new KeyIndex(r.key);
-        this.index.set(r.key, ki);
+        staging.set(r.key, ki);
       }
       if (r.tombstone) {
         ki.tombstone(rev.main, rev.sub);
@@ -139,6 +142,8 @@ export class KvStore {
       if (rev.main > this.currentRev) this.currentRev = rev.main;
       size += k.length + v.length;
     });
+    const keys = [...staging.keys()].sort();
+    for (const key of keys) this.index.set(key, staging.get(key) as KeyIndex);
     this.currentRev = Math.max(this.currentRev, this.compactRev, (await this.backend.getMeta<number>('currentRev')) ?? 1);
     for await (const [k, v] of this.backend.iterate(Buffer.from([LEASE_PREFIX]), Buffer.from([LEASE_PREFIX + 1]))) {
       const id = k.subarray(1).toString();
