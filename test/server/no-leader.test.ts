@@ -14,7 +14,7 @@ describe('without a leader, as etcd 3.4', () => {
   beforeAll(async () => {
     [fx, ref] = await Promise.all([startFixturePort(), startLeaderlessEtcd()]);
     fx.store.leader = '0';
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([fx?.close(), ref?.stop()]);

@@ -18,8 +18,12 @@ export interface CtlOptions {
   readonly flags?: readonly string[];
 }
 
+/**
+ * Generous timeouts (etcdctl's own are 2 s to dial and 5 s per command): the tests share the machine with
+ * whatever else runs, and a slow answer is not what they are checking. Later flags override these.
+ */
 function ctlArgs(endpoint: string, args: readonly string[], flags: readonly string[] = []): string[] {
-  return [`--endpoints=${endpoint}`, '--dial-timeout=5s', ...flags, ...args];
+  return [`--endpoints=${endpoint}`, '--dial-timeout=10s', '--command-timeout=30s', ...flags, ...args];
 }
 
 const env = (): NodeJS.ProcessEnv => ({ ...process.env, ETCDCTL_API: '3' });
@@ -31,7 +35,7 @@ export function etcdctl(endpoint: string, args: readonly string[], opts: CtlOpti
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
