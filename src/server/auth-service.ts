@@ -25,6 +25,10 @@ export function authService(ctx: EdgeContext): UntypedServiceImplementation {
   const fail = (err: () => StatusError) => async (): Promise<object> => {
     throw err();
   };
+  // Creating a user or role would need the auth store; an empty name is refused first, as etcd does.
+  const create = (empty: () => StatusError) => async (req: Record<string, unknown>): Promise<object> => {
+    throw req['name'] === '' ? empty() : NOT_IMPLEMENTED();
+  };
   // Auth changes are Raft proposals in etcd, so they are subject to the request size limit too.
   const call = (method: string, fn: (req: Record<string, unknown>) => Promise<object>) =>
     unary<Record<string, unknown>, object>(ctx, SERVICE, method, fn, { proposal: () => true });
@@ -33,20 +37,14 @@ export function authService(ctx: EdgeContext): UntypedServiceImplementation {
     // Disabling auth that is not enabled succeeds, as in etcd.
     AuthDisable: call('AuthDisable', ok),
     Authenticate: call('Authenticate', fail(AUTH_NOT_ENABLED)),
-    UserAdd: call('UserAdd', async (req) => {
-      if (req['name'] === '') throw USER_EMPTY();
-      throw NOT_IMPLEMENTED();
-    }),
+    UserAdd: call('UserAdd', create(USER_EMPTY)),
     UserGet: call('UserGet', fail(USER_NOT_FOUND)),
     UserList: call('UserList', async () => ({ header: currentHeader(store), users: [] })),
     UserDelete: call('UserDelete', fail(USER_NOT_FOUND)),
     UserChangePassword: call('UserChangePassword', fail(USER_NOT_FOUND)),
     UserGrantRole: call('UserGrantRole', fail(USER_NOT_FOUND)),
     UserRevokeRole: call('UserRevokeRole', fail(USER_NOT_FOUND)),
-    RoleAdd: call('RoleAdd', async (req) => {
-      if (req['name'] === '') throw ROLE_EMPTY();
-      throw NOT_IMPLEMENTED();
-    }),
+    RoleAdd: call('RoleAdd', create(ROLE_EMPTY)),
     RoleGet: call('RoleGet', fail(ROLE_NOT_FOUND)),
     RoleList: call('RoleList', async () => ({ header: currentHeader(store), roles: [] })),
     RoleDelete: call('RoleDelete', fail(ROLE_NOT_FOUND)),

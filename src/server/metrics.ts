@@ -23,28 +23,16 @@ export interface GrpcMetrics {
   readonly sentBytes: Counter;
 }
 
+/**
+ * Everything on /metrics. The MemberMetrics part (member-metrics.ts) is what the member updates as it runs:
+ * hasLeader = etcd_server_has_leader, leaderChanges = etcd_server_leader_changes_seen_total,
+ * proposalsCommitted/Applied = etcd_server_proposals_committed_total/_applied_total (gauges of the commit
+ * and applied index, as in etcd despite the names), proposalsPending = etcd_server_proposals_pending,
+ * proposalsFailed = etcd_server_proposals_failed_total, walFsyncSeconds = etcd_disk_wal_fsync_duration_seconds,
+ * dbSize = etcd_mvcc_db_total_size_in_bytes.
+ */
 export interface EtcdMetrics extends MemberMetrics {
   readonly registry: Registry;
-
-  // ---- MemberMetrics (updated by the member) ----
-  /** etcd_server_has_leader: 1 while the member knows a leader, else 0. */
-  readonly hasLeader: Gauge;
-  /** etcd_server_leader_changes_seen_total: leaders this member has seen come to power. */
-  readonly leaderChanges: Counter;
-  /** etcd_server_proposals_committed_total: the Raft commit index (a gauge in etcd, despite the name). */
-  readonly proposalsCommitted: Gauge;
-  /** etcd_server_proposals_applied_total: the applied index (a gauge in etcd too). */
-  readonly proposalsApplied: Gauge;
-  /** etcd_server_proposals_pending: proposals made on this member and not yet applied. */
-  readonly proposalsPending: Gauge;
-  /** etcd_server_proposals_failed_total: proposals that failed (dropped, timed out, leader lost). */
-  readonly proposalsFailed: Counter;
-  /** etcd_disk_wal_fsync_duration_seconds: how long each synced Raft log write took. */
-  readonly walFsyncSeconds: Histogram;
-  /** etcd_mvcc_db_total_size_in_bytes: bytes the store's backend holds. */
-  readonly dbSize: Gauge;
-
-  // ---- more of etcd's, for the member to update where it can ----
   /** etcd_server_is_leader: 1 while this member is the leader. */
   readonly isLeader: Gauge;
   /** etcd_server_is_learner: 1 while this member is a learner. */
@@ -59,7 +47,6 @@ export interface EtcdMetrics extends MemberMetrics {
   readonly peerRoundTripSeconds: Histogram<'To'>;
   /** etcd_debugging_mvcc_watch_stream_total: open Watch streams (kept by the client port). */
   readonly watchStreams: Gauge;
-
   readonly grpc: GrpcMetrics;
 }
 
@@ -74,10 +61,13 @@ export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
   const registry = new Registry();
   const registers = [registry];
   const grpcLabels: GrpcLabels[] = ['grpc_type', 'grpc_service', 'grpc_method'];
+  const gauge = (name: string, help: string): Gauge => new Gauge({ name, help, registers });
+  const counter = (name: string, help: string): Counter => new Counter({ name, help, registers });
+  const grpcCounter = (name: string, help: string): Counter<GrpcLabels> => new Counter({ name, help, labelNames: grpcLabels, registers });
 
   const version = new Gauge({
     name: 'etcd_server_version',
-    help: 'Which version is running. 1 for \'server_version\' label with current version.',
+    help: "Which version is running. 1 for 'server_version' label with current version.",
     labelNames: ['server_version'],
     registers,
   });
@@ -86,41 +76,29 @@ export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
 
   return {
     registry,
-    hasLeader: new Gauge({ name: 'etcd_server_has_leader', help: 'Whether or not a leader exists. 1 is existence, 0 is not.', registers }),
-    leaderChanges: new Counter({ name: 'etcd_server_leader_changes_seen_total', help: 'The number of leader changes seen.', registers }),
-    proposalsCommitted: new Gauge({
-      name: 'etcd_server_proposals_committed_total',
-      help: 'The total number of consensus proposals committed.',
-      registers,
-    }),
-    proposalsApplied: new Gauge({ name: 'etcd_server_proposals_applied_total', help: 'The total number of consensus proposals applied.', registers }),
-    proposalsPending: new Gauge({ name: 'etcd_server_proposals_pending', help: 'The current number of pending proposals to commit.', registers }),
-    proposalsFailed: new Counter({ name: 'etcd_server_proposals_failed_total', help: 'The total number of failed proposals seen.', registers }),
+    hasLeader: gauge('etcd_server_has_leader', 'Whether or not a leader exists. 1 is existence, 0 is not.'),
+    leaderChanges: counter('etcd_server_leader_changes_seen_total', 'The number of leader changes seen.'),
+    proposalsCommitted: gauge('etcd_server_proposals_committed_total', 'The total number of consensus proposals committed.'),
+    proposalsApplied: gauge('etcd_server_proposals_applied_total', 'The total number of consensus proposals applied.'),
+    proposalsPending: gauge('etcd_server_proposals_pending', 'The current number of pending proposals to commit.'),
+    proposalsFailed: counter('etcd_server_proposals_failed_total', 'The total number of failed proposals seen.'),
     walFsyncSeconds: new Histogram({
       name: 'etcd_disk_wal_fsync_duration_seconds',
       help: 'The latency distributions of fsync called by WAL.',
       buckets: exponentialBuckets(0.001, 2, 14),
       registers,
     }),
-    dbSize: new Gauge({
-      name: 'etcd_mvcc_db_total_size_in_bytes',
-      help: 'Total size of the underlying database physically allocated in bytes.',
-      registers,
-    }),
-    isLeader: new Gauge({ name: 'etcd_server_is_leader', help: 'Whether or not this member is a leader. 1 if is, 0 otherwise.', registers }),
-    isLearner: new Gauge({ name: 'etcd_server_is_learner', help: 'Whether or not this member is a learner. 1 if is, 0 otherwise.', registers }),
+    dbSize: gauge('etcd_mvcc_db_total_size_in_bytes', 'Total size of the underlying database physically allocated in bytes.'),
+    isLeader: gauge('etcd_server_is_leader', 'Whether or not this member is a leader. 1 if is, 0 otherwise.'),
+    isLearner: gauge('etcd_server_is_learner', 'Whether or not this member is a learner. 1 if is, 0 otherwise.'),
     serverId: new Gauge({
       name: 'etcd_server_id',
-      help: 'Server or member ID in hexadecimal format. 1 for \'server_id\' label with current ID.',
+      help: "Server or member ID in hexadecimal format. 1 for 'server_id' label with current ID.",
       labelNames: ['server_id'],
       registers,
     }),
-    dbSizeInUse: new Gauge({
-      name: 'etcd_mvcc_db_total_size_in_use_in_bytes',
-      help: 'Total size of the underlying database logically in use in bytes.',
-      registers,
-    }),
-    keysTotal: new Gauge({ name: 'etcd_debugging_mvcc_keys_total', help: 'Total number of keys.', registers }),
+    dbSizeInUse: gauge('etcd_mvcc_db_total_size_in_use_in_bytes', 'Total size of the underlying database logically in use in bytes.'),
+    keysTotal: gauge('etcd_debugging_mvcc_keys_total', 'Total number of keys.'),
     peerRoundTripSeconds: new Histogram({
       name: 'etcd_network_peer_round_trip_time_seconds',
       help: 'Round-Trip-Time histogram between peers',
@@ -128,38 +106,19 @@ export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
       buckets: exponentialBuckets(0.0001, 2, 14),
       registers,
     }),
-    watchStreams: new Gauge({ name: 'etcd_debugging_mvcc_watch_stream_total', help: 'Total number of watch streams.', registers }),
+    watchStreams: gauge('etcd_debugging_mvcc_watch_stream_total', 'Total number of watch streams.'),
     grpc: {
-      started: new Counter({
-        name: 'grpc_server_started_total',
-        help: 'Total number of RPCs started on the server.',
-        labelNames: grpcLabels,
-        registers,
-      }),
+      started: grpcCounter('grpc_server_started_total', 'Total number of RPCs started on the server.'),
       handled: new Counter({
         name: 'grpc_server_handled_total',
         help: 'Total number of RPCs completed on the server, regardless of success or failure.',
         labelNames: [...grpcLabels, 'grpc_code'],
         registers,
       }),
-      msgReceived: new Counter({
-        name: 'grpc_server_msg_received_total',
-        help: 'Total number of RPC stream messages received on the server.',
-        labelNames: grpcLabels,
-        registers,
-      }),
-      msgSent: new Counter({
-        name: 'grpc_server_msg_sent_total',
-        help: 'Total number of gRPC stream messages sent by the server.',
-        labelNames: grpcLabels,
-        registers,
-      }),
-      receivedBytes: new Counter({
-        name: 'etcd_network_client_grpc_received_bytes_total',
-        help: 'The total number of bytes received from grpc clients.',
-        registers,
-      }),
-      sentBytes: new Counter({ name: 'etcd_network_client_grpc_sent_bytes_total', help: 'The total number of bytes sent to grpc clients.', registers }),
+      msgReceived: grpcCounter('grpc_server_msg_received_total', 'Total number of RPC stream messages received on the server.'),
+      msgSent: grpcCounter('grpc_server_msg_sent_total', 'Total number of gRPC stream messages sent by the server.'),
+      receivedBytes: counter('etcd_network_client_grpc_received_bytes_total', 'The total number of bytes received from grpc clients.'),
+      sentBytes: counter('etcd_network_client_grpc_sent_bytes_total', 'The total number of bytes sent to grpc clients.'),
     },
   };
 }
