@@ -137,6 +137,7 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
       const conc = workload.concurrency?.(o.concurrency ?? 2 * o.nodes) ?? o.concurrency ?? 2 * o.nodes;
       let nextProcess = 0;
       const workers = Array.from({ length: conc }, (_, i) => new WorkerHandle(i, workerRng.fork(), ctx, (conc * 1000) / o.rate, totalMs, () => nextProcess++));
+      await workload.setup?.(ctx);
       const background = workload.background?.(ctx) ?? Promise.resolve();
       const nemesisDone = nemesis.run();
       await Promise.all(workers.map((w) => workload.worker(w)));

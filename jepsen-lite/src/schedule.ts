@@ -92,11 +92,14 @@ export function makeSchedule(names: NemesisName[], ph: Phases, slots: number, rn
   if (usable.length === 0) return out;
   const end = ph.totalMs - ph.recoveryMs;
   let t = ph.warmupMs;
+  // Kinds are dealt from seeded shuffles of the list, so a short run still gets one of each.
+  let deck: Exclude<NemesisName, 'none'>[] = [];
   for (;;) {
     const len = ph.intervalMs * (0.6 + rng.float() * 0.8);
     const gap = ph.intervalMs * (0.6 + rng.float() * 0.8);
     if (t + len > end) break;
-    out.push({ at: t, until: t + len, spec: specFor(usable[rng.int(usable.length)]!, slots, rng) });
+    if (deck.length === 0) deck = permutation(usable.length, rng).map((i) => usable[i]!);
+    out.push({ at: t, until: t + len, spec: specFor(deck.shift()!, slots, rng) });
     t += len + gap;
   }
   return out;

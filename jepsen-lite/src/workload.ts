@@ -23,6 +23,8 @@ export interface Workload {
   name: string;
   /** Concurrency override (otherwise the runner's). */
   concurrency?: (requested: number) => number;
+  /** Before any worker starts (e.g. the revision watchers start from). */
+  setup?(ctx: RunContext): Promise<void>;
   worker(w: WorkerHandle): Promise<void>;
   /** Runs beside the workers (watchers); must return once ctx.stopping() turns true. */
   background?(ctx: RunContext): Promise<void>;

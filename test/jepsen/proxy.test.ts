@@ -174,4 +174,10 @@ describe('fault schedule', () => {
     expect(s[0]!.at).toBeGreaterThanOrEqual(5000);
     expect(s[s.length - 1]!.until).toBeLessThanOrEqual(50_000);
   });
+
+  it('deals every requested kind before repeating one', () => {
+    const s = makeSchedule(['one', 'kill', 'pause', 'delay'], phasesFor(60_000), 3, new SeededRng(9));
+    const first4 = s.slice(0, 4).map((f) => (f.spec.kind === 'partition' ? f.spec.shape : f.spec.kind));
+    expect(first4.sort()).toEqual(['delay', 'kill', 'one', 'pause']);
+  });
 });

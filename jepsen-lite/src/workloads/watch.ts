@@ -51,10 +51,13 @@ export class WatchWorkload implements Workload {
     }
   }
 
-  async background(ctx: RunContext): Promise<void> {
-    // Watch from the revision after the last write before any writer starts: the whole history.
+  /** Watch from the revision after the last write before any writer starts: the whole history. */
+  async setup(ctx: RunContext): Promise<void> {
     const c = ctx.cluster.slots[0]!.admin;
     this.startRev = (await c.range(PREFIX, { prefix: true }, 5000)).revision + 1;
+  }
+
+  async background(ctx: RunContext): Promise<void> {
     this.watchers = Array.from({ length: Math.max(3, ctx.nodes) }, (_, i) => new Watcher(i, PREFIX, this.startRev, ctx.cluster, ctx.history, i % ctx.nodes, i % 2 === 1));
     const runs = this.watchers.map((w) => w.run());
     while (!ctx.stopping()) await sleep(100);
