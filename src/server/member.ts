@@ -320,13 +320,24 @@ export class Member implements StoreApi {
     if (ss.lead !== 0 && !this.published) this.publish();
   }
 
-  /** Publishes our name and client URLs to the cluster once a leader exists (etcd's publish). */
+  /**
+   * Publishes our name and client URLs to the cluster once a leader exists, trying again until it applies
+   * (etcd's publish): a proposal lost on its way to a leader not reachable yet must not leave this member
+   * without client URLs in every member list.
+   */
   private publish(): void {
     this.published = true;
     const m = this.membership.members.get(this.memberId);
     if (m && m.name === this.cfg.name && sameList(m.clientURLs, this.cfg.clientURLs)) return;
-    this.proposeRequest({ t: 'memberAttr', id: this.nextReqId(), memberId: String(this.memberId), name: this.cfg.name, clientURLs: [...this.cfg.clientURLs] }).catch(() => {
-      this.published = false; // try again with the next leader
+    // Called from the Ready loop: a refusal to propose must reject, not throw there.
+    const attempt = async (): Promise<void> => {
+      await this.proposeRequest({ t: 'memberAttr', id: this.nextReqId(), memberId: String(this.memberId), name: this.cfg.name, clientURLs: [...this.cfg.clientURLs] });
+    };
+    attempt().catch(() => {
+      this.published = false;
+      setTimeout(() => {
+        if (!this.published && !this.stopped && this.softState.lead !== 0) this.publish();
+      }, this.cfg.heartbeatMs);
     });
   }
 
