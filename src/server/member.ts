@@ -719,14 +719,34 @@ export class Member implements StoreApi {
     const m = this.membership.members.get(n);
     if (!m) throw etcdError('MEMBER_NOT_FOUND');
     if (!m.isLearner) throw etcdError('MEMBER_NOT_LEARNER');
-    if (this.isLeader()) {
-      // etcd promotes only a learner whose log is within 10% of the leader's.
-      const st = this.node.status();
-      const pr = st.progress.get(n);
-      const leaderMatch = st.progress.get(this.memberId)?.match ?? st.lastIndex;
-      if (!pr || pr.match < leaderMatch * 0.9) throw etcdError('LEARNER_NOT_READY');
-    }
+    // A follower cannot tell; the leader checks its proposal when it arrives (withoutEarlyPromotions).
+    if (this.isLeader() && !this.learnerInSync(n)) throw etcdError('LEARNER_NOT_READY');
     return this.proposeConfChange<{ members: MemberInfo[] }>('addNode', n, m);
+  }
+
+  /** Leader only: etcd promotes only a learner whose log is within 10% of the leader's. */
+  private learnerInSync(id: NodeId): boolean {
+    const st = this.node.status();
+    const pr = st.progress.get(id);
+    const leaderMatch = st.progress.get(this.memberId)?.match ?? st.lastIndex;
+    return pr !== undefined && pr.match >= leaderMatch * 0.9;
+  }
+
+  /**
+   * Leader only: drops from a follower's proposals the promotion of a learner that is not in sync. Only
+   * the leader knows how far a learner has got, and a voter that holds nothing would count towards the
+   * quorum. etcd forwards the promote request itself to the leader; the peer transport has no such call,
+   * so a follower's caller gets "request timed out" instead of etcd's error.
+   */
+  private withoutEarlyPromotions(m: Message): Message | undefined {
+    const kept = m.entries.filter((e) => {
+      if (e.type !== 'confChange') return true;
+      const cc = decodeConfChange(e.data);
+      return !(cc.type === 'addNode' && this.membership.members.get(cc.nodeId)?.isLearner === true && !this.learnerInSync(cc.nodeId));
+    });
+    if (kept.length === m.entries.length) return m;
+    this.log.warn({ from: m.from.toString(16) }, 'dropped a forwarded promotion of a learner that is not in sync with the leader');
+    return kept.length > 0 ? { ...m, entries: kept } : undefined;
   }
 
   async memberUpdate(id: string, peerURLs: readonly string[]): Promise<{ members: MemberInfo[] }> {
@@ -835,8 +855,10 @@ export class Member implements StoreApi {
 
   private inbound(): InboundHandlers {
     return {
-      onMessage: (m: Message) => {
+      onMessage: (received: Message) => {
         if (this.stopped) return;
+        const m = received.type === 'prop' && this.isLeader() ? this.withoutEarlyPromotions(received) : received;
+        if (!m) return;
         try {
           this.node.step(m);
         } catch (e) {

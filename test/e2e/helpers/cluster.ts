@@ -17,7 +17,7 @@ import { registerChild } from '../../../jepsen-lite/src/children.js';
 import { SeededRng } from '../../../src/raft/rng.js';
 import { etcdctl } from '../../server/helpers/etcdctl.js';
 import type { CtlResult } from '../../server/helpers/etcdctl.js';
-import { orUndefined, waitFor } from './wait.js';
+import { orUndefined, pause, waitFor } from './wait.js';
 
 export interface StoreClusterOptions {
   /** Founding members, named a, b, c, … (default 3). */
@@ -166,6 +166,17 @@ export class StoreCluster {
     if (!m.proc || !m.exited) throw new Error(`${name} is not running`);
     m.proc.kill(signal);
     const exit = await m.exited;
+    m.proc = undefined;
+    m.exited = undefined;
+    return exit;
+  }
+
+  /** Waits for the member's process to exit on its own. */
+  async exited(name: string, timeoutMs = 30_000): Promise<Exit> {
+    const m = this.get(name);
+    if (!m.exited) throw new Error(`${name} is not running`);
+    const exit = await Promise.race([m.exited, pause(timeoutMs).then(() => undefined)]);
+    if (!exit) throw new Error(`${name} still runs after ${timeoutMs} ms`);
     m.proc = undefined;
     m.exited = undefined;
     return exit;
