@@ -91,7 +91,7 @@ process.on('SIGTERM', onSignal);
 const bar = o.progress
   ? new cliProgress.SingleBar(
       {
-        format: ' {bar} {elapsed}/{total}s | ok {ok} fail {fail} info {info} | {stage} | fault: {fault}',
+        format: ' {bar} {value}/{total}s | ok {ok} fail {fail} info {info} | {stage} | fault: {fault}',
         hideCursor: true,
         noTTYOutput: true,
         notTTYSchedule: 5000,
