@@ -87,10 +87,16 @@ function varintLen(n: number): number {
   return len;
 }
 
-/** etcd's ErrRequestTooLarge for a request that would be proposed: its Raft envelope over MaxRequestBytes. */
-export function checkRequestSize(ctx: EdgeContext, req: unknown): void {
+/**
+ * etcd's ErrRequestTooLarge for a request that would be proposed: its Raft envelope over MaxRequestBytes.
+ * etcd's v3rpc checks (empty key, too many ops, …) come first there, so an oversized request that is also
+ * invalid gets `validate`'s error; only the rare oversized request pays for running it here.
+ */
+export function checkRequestSize<Req>(ctx: EdgeContext, req: Req, validate?: (req: Req) => void): void {
   const n = wireSize(req);
-  if (n + 1 + varintLen(n) + RAFT_HEADER_BYTES > ctx.maxRequestBytes) throw etcdError('REQUEST_TOO_LARGE');
+  if (n + 1 + varintLen(n) + RAFT_HEADER_BYTES <= ctx.maxRequestBytes) return;
+  validate?.(req);
+  throw etcdError('REQUEST_TOO_LARGE');
 }
 
 /** One call's counters; `done` counts once, whichever way the call ends. */
@@ -132,6 +138,8 @@ export async function admit(ctx: EdgeContext, md: Metadata, learnerOk: boolean):
 export interface UnaryOptions<Req> {
   /** True for requests etcd proposes through Raft: they must fit MaxRequestBytes. */
   readonly proposal?: (req: Req) => boolean;
+  /** etcd's v3rpc request checks, which take precedence over the size limit (the store repeats them). */
+  readonly validate?: (req: Req) => void;
   /** True for requests a learner serves (etcd: serializable Range and Status). */
   readonly learnerOk?: (req: Req) => boolean;
 }
@@ -149,7 +157,7 @@ export function unary<Req, Res>(
     t.received();
     const run = async (): Promise<Res> => {
       await admit(ctx, call.metadata, opts.learnerOk?.(call.request) ?? false);
-      if (opts.proposal?.(call.request)) checkRequestSize(ctx, call.request);
+      if (opts.proposal?.(call.request)) checkRequestSize(ctx, call.request, opts.validate);
       return fn(call.request, call);
     };
     run().then(

@@ -1,6 +1,7 @@
 // etcdserverpb.KV: Range, Put, DeleteRange, Txn and Compact, each mapped 1:1 onto the StoreApi call with
 // the response header completed from the member (cluster, member, term) at the store's revision.
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import { checkPut, checkRange, checkTxn } from '../kv/txn-check.js';
 import type { EdgeContext } from './grpc-edge.js';
 import { ETCD_PACKAGE, unary } from './grpc-edge.js';
 import type { WireDeleteRangeRequest, WirePutRequest, WireRangeRequest, WireTxnRequest } from './etcd-wire.js';
@@ -30,7 +31,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
         const r = await store.put(parsePut(req));
         return { header: header(r.header.revision), ...(r.prevKv ? { prevKv: wireKv(r.prevKv) } : {}) };
       },
-      { proposal: () => true },
+      { proposal: () => true, validate: (req) => checkPut(parsePut(req)) },
     ),
     DeleteRange: unary<WireDeleteRangeRequest, object>(
       ctx,
@@ -40,7 +41,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
         const r = await store.deleteRange(parseDeleteRange(req));
         return { header: header(r.header.revision), deleted: r.deleted, prevKvs: r.prevKvs.map(wireKv) };
       },
-      { proposal: () => true },
+      { proposal: () => true, validate: (req) => checkRange(parseDeleteRange(req)) },
     ),
     Txn: unary<WireTxnRequest, object>(
       ctx,
@@ -51,7 +52,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
         return { header: header(r.header.revision), succeeded: r.succeeded, responses: r.responses.map(wireResponseOp) };
       },
       // A read-only txn is served like a range in etcd: never proposed, so never too large.
-      { proposal: (req) => !isTxnReadOnly(req) },
+      { proposal: (req) => !isTxnReadOnly(req), validate: (req) => checkTxn(parseTxn(req)) },
     ),
     Compact: unary<{ revision: string; physical: boolean }, object>(
       ctx,

@@ -149,6 +149,8 @@ describe('etcdctl: Setpoint answers as etcd 3.4 does', () => {
     await same(['txn', '-i'], `\n${ops}\n\n\n`);
     await same(['txn', '-i'], `\nput dup 1\nput dup 2\n\n\n`);
     await same(['put', 'big'], 'x'.repeat(1_600_000));
+    // etcd checks the request before its size.
+    await same(['put', ''], 'x'.repeat(1_600_000));
     await same(['put', 'fits'], 'x'.repeat(1_000_000));
   });
 

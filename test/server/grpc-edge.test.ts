@@ -85,6 +85,10 @@ describe('gRPC edge: errors, limits, headers', () => {
     });
     const bigTxn = { success: [{ requestPut: { key: bytes('big'), value: big } }] };
     expect(await failure(c.call('KV', 'Txn', bigTxn))).toMatchObject({ details: 'etcdserver: request is too large' });
+    // etcd's request checks come before the size limit.
+    expect(await failure(c.call('KV', 'Put', { key: bytes(''), value: big }))).toMatchObject({ details: 'etcdserver: key is not provided' });
+    const badTxn = { success: [{ requestPut: { key: bytes('big'), value: big } }, { requestPut: { key: bytes('big'), value: bytes('') } }] };
+    expect(await failure(c.call('KV', 'Txn', badTxn))).toMatchObject({ details: 'etcdserver: duplicate key given in txn request' });
     // Reads are not proposed: a range or a read-only txn that size is served.
     await c.call('KV', 'Range', { key: big });
     await c.call('KV', 'Txn', { compare: [{ key: bytes('k'), target: 'VALUE', value: big }], success: [{ requestRange: { key: bytes('k') } }] });
