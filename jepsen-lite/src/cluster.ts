@@ -291,6 +291,14 @@ export class Cluster {
     for (const p of this.proxies) if (p.targetPort === s.peerPort) p.resetAll();
   }
 
+  /** Bytes the peer proxies forwarded and swallowed: proof that peer traffic crossed them and cuts bit. */
+  proxyBytes(): { forwarded: number; dropped: number } {
+    return {
+      forwarded: this.proxies.reduce((n, p) => n + p.bytesForwarded, 0),
+      dropped: this.proxies.reduce((n, p) => n + p.bytesDropped, 0),
+    };
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     await Promise.all(this.slots.map((s) => this.signalAndWait(s, 'SIGKILL')));

@@ -17,6 +17,7 @@ export function formatSummary(s: Summary, dir: string): string {
     ]),
   );
   out.push('');
+  out.push(`peer bytes through the proxies: ${s.peerBytes.forwarded} forwarded, ${s.peerBytes.dropped} swallowed by cuts`);
   out.push(`faults: ${s.faults.length ? s.faults.map((f) => `${(f.start / 1000).toFixed(1)}s ${f.detail}`).join(' | ') : 'none'}`);
   out.push('');
   out.push(table([['check', 'result', 'details'], ...s.checks.map((c) => [c.name, verdict(c.valid), Object.entries(c.stats).map(([k, v]) => `${k}=${v}`).join(' ')])]));

@@ -66,6 +66,8 @@ export interface Summary {
   durationMs: number;
   /** Wall-clock ms each stage took: cluster start, load, heal, final reads, checks. */
   stages: Record<string, number>;
+  /** Peer bytes through the harness proxies. */
+  peerBytes: { forwarded: number; dropped: number };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -182,6 +184,7 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
     notes: history.notes,
     durationMs: endOfRun,
     stages,
+    peerBytes: cluster.proxyBytes(),
   };
   writeFileSync(path.join(dir, 'history.jsonl'), history.lines().map((l) => JSON.stringify(l)).join('\n') + '\n');
   writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 2));

@@ -45,6 +45,7 @@ function syntheticRun(): { summary: Summary; history: History } {
     notes: [],
     durationMs: 6000,
     stages: {},
+    peerBytes: { forwarded: 0, dropped: 0 },
   };
   return { summary, history: h };
 }

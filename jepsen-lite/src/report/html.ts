@@ -177,6 +177,7 @@ code{background:#f4f4f4;padding:2px 4px}svg{border:1px solid #eee;margin:4px 0}#
 <h2>Checks</h2><table><tr><th>check</th><th>result</th><th>details</th></tr>${checkRows}</table>
 ${anomalySections.length ? `<h2>Anomalies</h2>${anomalySections.join('\n')}` : ''}
 <h2>Phases</h2><table><tr><th>phase</th><th>s</th><th>ok</th><th>fail</th><th>info</th><th>ok/s</th><th>errors</th><th>p50 ms</th><th>p99 ms</th></tr>${phaseRows}</table>
+<p>Peer traffic through the harness proxies: ${s.peerBytes.forwarded} bytes forwarded, ${s.peerBytes.dropped} swallowed by cuts.</p>
 <p>Faults: ${legend || 'none'} &nbsp; Outcomes: <span style="color:${COLOR.ok}">● ok</span> <span style="color:${COLOR.fail}">● fail</span> <span style="color:${COLOR.info}">● info (unknown)</span></p>
 <div id="hover"></div>
 <h2>Latency over time</h2>${latencyPlot(ops, s, total, kinds)}
