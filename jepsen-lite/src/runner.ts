@@ -112,6 +112,7 @@ export async function runTest(o: RunOptions): Promise<{ summary: Summary; dir: s
     rng: workerRng,
     stopping: () => stopAll || aborted(),
     nodes: o.nodes,
+    checkBudgetMs: o.checkBudgetMs ?? 60_000,
   };
   const progress = (stage: string, nemesis?: NemesisRunner): void => {
     if (!o.onProgress) return;

@@ -17,6 +17,8 @@ export interface RunContext {
   rng: SeededRng;
   stopping: () => boolean;
   nodes: number;
+  /** Time the checkers may spend searching before answering unknown, ms. */
+  checkBudgetMs: number;
 }
 
 export interface Workload {

@@ -18,15 +18,10 @@ export class RegisterWorkload implements Workload {
   private nextValue = 1;
   /** Last value seen or written per key: what a CAS expects, so CASes often succeed. */
   private readonly last = new Map<string, number>();
-  private checkBudgetMs = 60_000;
 
   constructor(private readonly o: RegisterOptions = { keys: 10, opsPerKey: 200, prefix: '/jepsen/register/' }) {
     this.gen = new Array<number>(o.keys).fill(0);
     this.used = new Array<number>(o.keys).fill(0);
-  }
-
-  setCheckBudget(ms: number): void {
-    this.checkBudgetMs = ms;
   }
 
   private pickKey(slot: number): string {
@@ -73,6 +68,6 @@ export class RegisterWorkload implements Workload {
   async finish(): Promise<void> {}
 
   async check(ctx: RunContext): Promise<CheckResult[]> {
-    return [checkRegister(ctx.history.ops, { budgetMs: this.checkBudgetMs, explain: 3 })];
+    return [checkRegister(ctx.history.ops, { budgetMs: ctx.checkBudgetMs, explain: 3 })];
   }
 }
