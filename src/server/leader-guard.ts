@@ -2,7 +2,8 @@
 // and lease keep-alives) is refused with "etcdserver: no leader" while the member knows no leader, and
 // such streams already open are canceled once the member has gone three election timeouts without one
 // (reconnecting streams costs more than refusing new calls, so etcd waits). A learner serves only
-// serializable ranges and Status; the learner flag is polled with the leader, as it changes rarely.
+// serializable ranges and Status; the learner flag is asked of the store on every call when it can answer
+// synchronously (a member just joined as a learner must refuse at once), and polled with the leader otherwise.
 import type { Metadata } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { etcdError } from '../kv/errors.js';
@@ -40,9 +41,9 @@ export class LeaderGuard {
     void this.poll();
   }
 
-  /** Whether this member was a learner at the last poll. */
+  /** Whether this member is a learner: asked of the store when it can tell now, else as of the last poll. */
   get isLearner(): boolean {
-    return this.learner;
+    return this.store.isLearner?.() ?? this.learner;
   }
 
   /** Throws NO_LEADER when the call asks for a leader and the member knows none (checked now, not polled). */

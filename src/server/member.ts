@@ -845,6 +845,11 @@ export class Member implements StoreApi {
     }
   }
 
+  /** From the membership, as etcd's IsLearner: right from the start for a member that joined as one. */
+  isLearner(): boolean {
+    return this.membership.members.get(this.memberId)?.isLearner ?? false;
+  }
+
   async health(): Promise<{ health: boolean; reason: string }> {
     if (this.softState.lead === 0) return { health: false, reason: 'RAFT NO LEADER' };
     if (this.alarms.size > 0) return { health: false, reason: `ALARM ${[...this.alarms.values()].map((a) => a.alarm).join(',')}` };

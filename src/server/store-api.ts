@@ -82,6 +82,12 @@ export interface StoreApi {
   snapshot(): AsyncIterable<Uint8Array>;
   moveLeader(targetId: string): Promise<void>;
 
+  /**
+   * Whether this member is a learner right now: etcd's interceptor asks on every call. Optional; without
+   * it the learner flag is polled through status().
+   */
+  isLearner?(): boolean;
+
   /** Health as etcd's /health reports it: a leader is known and no alarm is raised. */
   health(): Promise<{ health: boolean; reason: string }>;
 }
