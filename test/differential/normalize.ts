@@ -146,7 +146,11 @@ export class Normalizer {
     if (v !== null && typeof v === 'object') {
       const o = v as Record<string, unknown>;
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(o)) out[k] = this.json(x, k, o, sort);
+      // Keys sorted: etcdctl prints them in struct order anyway, and an added key must not move the rest.
+      for (const [k, x] of Object.entries(o).sort(([a], [b]) => a.localeCompare(b))) out[k] = this.json(x, k, o, sort);
+      // A Status: its db sizes are sizes of different encodings, and 0 (an empty store that came in a
+      // snapshot) is one of them, which proto3 leaves out.
+      if ('version' in o && 'raftIndex' in o) return Object.fromEntries(Object.entries({ ...out, dbSize: '<size>', dbSizeInUse: '<size>' }).sort(([a], [b]) => a.localeCompare(b)));
       return out;
     }
     if (typeof v === 'string') return this.jsonString(v, key, parent);
