@@ -35,6 +35,7 @@ const program = new Command('jepsen-lite')
   .option('--concurrency <n>', 'client workers (default 2 per node)', int)
   .option('--timeout <ms>', 'per-request deadline', int, 2000)
   .option('--interval <ms>', 'mean fault length and gap', int, 5000)
+  .option('--check-budget <ms>', 'time the checkers may search before answering unknown', int, 60_000)
   .option('--serializable-reads', 'read with serializable=true (member-local): a checker self-test that must find stale reads')
   .option('--env <K=V>', 'extra environment for every member (repeatable)', keyValue, {} as Record<string, string>)
   .option('--results <dir>', 'where run directories go', path.join(repoRoot(), 'jepsen-lite', 'results'))
@@ -53,6 +54,7 @@ const o = program.opts<{
   concurrency?: number;
   timeout: number;
   interval: number;
+  checkBudget: number;
   serializableReads?: boolean;
   env: Record<string, string>;
   results: string;
@@ -118,6 +120,7 @@ try {
     seed,
     timeoutMs: o.timeout,
     intervalMs: o.interval,
+    checkBudgetMs: o.checkBudget,
     serializableReads: o.serializableReads ?? false,
     env: o.env,
     resultsDir: o.results,

@@ -49,7 +49,7 @@ export const etcdTarget: Target = {
   command: (m, extraEnv) => ({
     bin: process.env['JEPSEN_ETCD_BIN'] ?? 'etcd',
     argv: [...etcdFlags(m), '--logger=zap', '--log-outputs=stderr'],
-    env: { ...process.env, ...extraEnv, ETCD_UNSUPPORTED_ARCH: process.env['ETCD_UNSUPPORTED_ARCH'] ?? '' },
+    env: { ...process.env, ...extraEnv },
   }),
 };
 
