@@ -1,0 +1,429 @@
+// bench:etcd — Setpoint's store against etcd 3.4 on this machine, in one run and one table: etcdctl's own
+// `check perf` (loads m and l), linearizable and serializable reads/s, watch event latency with 1000
+// watchers on one prefix under a steady write rate, and the write gap when the leader is SIGKILLed.
+// Each side is a 3-member cluster of real processes started with the same etcd flags (default heartbeat
+// and election timeout), data in a temp dir on the same disk; the sides run one after the other, so
+// neither competes with the other for the CPU. The load generators are the same code for both, on raw
+// gRPC with pre-encoded requests and undecoded responses, so the client costs as little as it can.
+// `--quick` skips check perf and shortens the rest (for development).
+import { execFileSync, spawn } from 'node:child_process';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { Client, credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
+import type { ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
+import { etcdPackageDefinition } from '../src/server/etcd-proto.js';
+import { ProcessCluster, waitUntil } from '../test/differential/process-cluster.js';
+import type { Flavor } from '../test/differential/process-cluster.js';
+
+const QUICK = process.argv.includes('--quick');
+/** `--only=reads,watch,failover,perf`: run only those parts (development). */
+const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'perf,reads,watch,failover').split(','));
+const READ_MS = QUICK ? 3000 : 10_000;
+const READ_WARMUP_MS = 1000;
+/** Connections per member and calls in flight per connection for the read load. */
+const READ_CONNS_PER_MEMBER = 8;
+const READ_INFLIGHT_PER_CONN = 16;
+const WATCHERS = 1000;
+const WATCH_STREAMS = 20;
+const WATCH_WRITES_PER_S = 200;
+const WATCH_MS = QUICK ? 3000 : 10_000;
+const FAILOVER_TRIALS = QUICK ? 1 : 3;
+const FAILOVER_WRITE_EVERY_MS = 10;
+
+// ---- a minimal protobuf writer and reader, for pre-encoded requests and cheap response checks ----
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n > 127) {
+    out.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+function bytesField(field: number, b: Buffer): Buffer {
+  return Buffer.concat([varint((field << 3) | 2), varint(b.length), b]);
+}
+
+function boolField(field: number, v: boolean): Buffer {
+  return v ? Buffer.concat([varint(field << 3), varint(1)]) : Buffer.alloc(0);
+}
+
+function encodeRange(key: string, serializable: boolean): Buffer {
+  return Buffer.concat([bytesField(1, Buffer.from(key)), boolField(7, serializable)]);
+}
+
+function encodePut(key: string, value: Buffer | string): Buffer {
+  return Buffer.concat([bytesField(1, Buffer.from(key)), bytesField(2, Buffer.from(value))]);
+}
+
+function encodeWatchCreate(key: string, rangeEnd: string): Buffer {
+  return bytesField(1, Buffer.concat([bytesField(1, Buffer.from(key)), bytesField(2, Buffer.from(rangeEnd))]));
+}
+
+/** The varint fields at the top level of a message (length-delimited ones are skipped). */
+function topVarints(buf: Buffer): Map<number, number> {
+  const out = new Map<number, number>();
+  let i = 0;
+  const read = (): number => {
+    let n = 0;
+    let mul = 1;
+    for (;;) {
+      const b = buf[i++] as number;
+      n += (b & 0x7f) * mul;
+      if (b < 0x80) return n;
+      mul *= 128;
+    }
+  };
+  while (i < buf.length) {
+    const tag = read();
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    if (wire === 0) out.set(field, read());
+    else if (wire === 2) {
+      // Not `i += read()`: that adds to the value i had before read() moved it.
+      const len = read();
+      i += len;
+    }
+    else if (wire === 1) i += 8;
+    else if (wire === 5) i += 4;
+    else break;
+  }
+  return out;
+}
+
+// ---- gRPC plumbing ----
+
+const identity = (b: Buffer): Buffer => b;
+const hostOf = (url: string): string => url.replace(/^https?:\/\//, '');
+
+/** A client on its own TCP connection (grpc-js shares subchannels between clients unless told not to). */
+function rawClient(url: string): Client {
+  return new Client(hostOf(url), credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_receive_message_length': -1 });
+}
+
+function ready(c: Client): Promise<void> {
+  return new Promise((resolve, reject) => c.waitForReady(Date.now() + 10_000, (e) => (e ? reject(e) : resolve())));
+}
+
+function unary(c: Client, path: string, req: Buffer, deadlineMs?: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const opts = deadlineMs !== undefined ? { deadline: Date.now() + deadlineMs } : {};
+    c.makeUnaryRequest(path, identity, identity, req, new Metadata(), opts, (e: ServiceError | null, res?: Buffer) => (e ? reject(e) : resolve(res as Buffer)));
+  });
+}
+
+interface StatusReply {
+  header: { memberId: string };
+  leader: string;
+}
+
+const maintenance = (): ServiceClientConstructor => {
+  const pkg = loadPackageDefinition(etcdPackageDefinition()) as unknown as { etcdserverpb: { Maintenance: ServiceClientConstructor } };
+  return pkg.etcdserverpb.Maintenance;
+};
+
+async function memberStatus(url: string): Promise<StatusReply> {
+  const Ctor = maintenance();
+  const c = new Ctor(hostOf(url), credentials.createInsecure());
+  try {
+    return await new Promise<StatusReply>((resolve, reject) =>
+      (c as unknown as { Status(req: object, opts: object, cb: (e: Error | null, r: StatusReply) => void): void }).Status({}, { deadline: Date.now() + 3000 }, (e, r) =>
+        e ? reject(e) : resolve(r),
+      ),
+    );
+  } finally {
+    c.close();
+  }
+}
+
+/** The member every running member names as leader. */
+async function leaderOf(cluster: ProcessCluster): Promise<string> {
+  let leader = '';
+  await waitUntil(async () => {
+    const names = cluster.slots.filter((s) => cluster.running(s.name)).map((s) => s.name);
+    const st = await Promise.all(names.map((n) => memberStatus(cluster.slot(n).clientUrl).catch(() => undefined)));
+    const leaders = new Set(st.map((s) => s?.leader ?? '0'));
+    const id = [...leaders][0];
+    if (leaders.size !== 1 || id === undefined || id === '0') return false;
+    const i = st.findIndex((s) => s?.header.memberId === id);
+    leader = names[i] ?? '';
+    return leader !== '';
+  }, 'one leader');
+  return leader;
+}
+
+// ---- etcdctl check perf ----
+
+interface Perf {
+  throughput: number;
+  slowest: number;
+  stddev: number;
+  pass: boolean;
+}
+
+function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf> {
+  return new Promise((resolve, reject) => {
+    // --auto-compact/--auto-defrag: the next run starts from a store as small as this one did.
+    const args = [`--endpoints=${endpoints.join(',')}`, 'check', 'perf', `--load=${load}`, '--auto-compact', '--auto-defrag'];
+    const child = spawn('etcdctl', args, { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(timer);
+      const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
+      const perf = {
+        throughput: num(/(?:Throughput is|Throughput too low:) ([\d.]+) writes\/s/),
+        slowest: num(/(?:Slowest request took|Slowest request too slow:) ([\d.]+)s/),
+        stddev: num(/(?:Stddev is|Stddev too high:) ([\d.]+)s/),
+        pass: /^PASS$/m.test(out),
+      };
+      if (Number.isNaN(perf.throughput)) process.stderr.write(`check perf --load=${load} printed:\n${out.slice(-2000)}\n`);
+      resolve(perf);
+    });
+  });
+}
+
+// ---- reads/s ----
+
+async function readRate(endpoints: readonly string[], serializable: boolean): Promise<{ perSecond: number; errors: number }> {
+  const clients = endpoints.flatMap((ep) => Array.from({ length: READ_CONNS_PER_MEMBER }, () => rawClient(ep)));
+  await Promise.all(clients.map(ready));
+  const req = encodeRange('bench/read', serializable);
+  const start = Date.now() + READ_WARMUP_MS;
+  const end = start + READ_MS;
+  let done = 0;
+  let errors = 0;
+  const loop = async (c: Client): Promise<void> => {
+    while (Date.now() < end) {
+      try {
+        await unary(c, '/etcdserverpb.KV/Range', req, 5000);
+        const now = Date.now();
+        if (now >= start && now < end) done++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(clients.flatMap((c) => Array.from({ length: READ_INFLIGHT_PER_CONN }, () => loop(c))));
+  for (const c of clients) c.close();
+  return { perSecond: (done / READ_MS) * 1000, errors };
+}
+
+// ---- watch latency ----
+
+/** Microseconds since the epoch, as the timestamp a put carries and a watcher compares. */
+const nowUs = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000);
+const MARK = Buffer.from('lat:');
+
+async function watchLatency(endpoints: readonly string[]): Promise<{ p50: number; p99: number; delivered: number; expected: number }> {
+  const streams = Array.from({ length: WATCH_STREAMS }, (_, i) => rawClient(endpoints[i % endpoints.length] as string));
+  await Promise.all(streams.map(ready));
+  const writes = Math.round((WATCH_WRITES_PER_S * WATCH_MS) / 1000);
+  const expected = writes * WATCHERS;
+  const lat = new Float64Array(expected);
+  let delivered = 0;
+  let created = 0;
+  const calls = streams.map((c, i) => {
+    const call = c.makeBidiStreamRequest('/etcdserverpb.Watch/Watch', identity, identity, new Metadata());
+    call.on('data', (buf: Buffer) => {
+      const t = nowUs();
+      if (topVarints(buf).get(3) === 1) created++;
+      // A response may carry several events for its watcher: one timestamp each.
+      for (let at = buf.indexOf(MARK); at >= 0; at = buf.indexOf(MARK, at + 4)) {
+        const sent = Number(buf.toString('latin1', at + 4, at + 20));
+        if (delivered < expected) lat[delivered] = (t - sent) / 1000;
+        delivered++;
+      }
+    });
+    call.on('error', () => undefined);
+    const mine = Math.floor(WATCHERS / WATCH_STREAMS) + (i < WATCHERS % WATCH_STREAMS ? 1 : 0);
+    for (let w = 0; w < mine; w++) call.write(encodeWatchCreate('bench/w/', 'bench/w0'));
+    return call;
+  });
+  await waitUntil(() => created >= WATCHERS, `${WATCHERS} watchers created (${created} so far)`, 60_000);
+  const writer = rawClient(endpoints[0] as string);
+  await ready(writer);
+  const t0 = performance.now();
+  const pending: Promise<unknown>[] = [];
+  for (let i = 0; i < writes; i++) {
+    // A steady rate: each put at its own slot in time, not after the previous one's answer.
+    const wait = t0 + (i * 1000) / WATCH_WRITES_PER_S - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(unary(writer, '/etcdserverpb.KV/Put', encodePut(`bench/w/${i % 100}`, `lat:${String(nowUs()).padStart(16, '0')}`), 10_000).catch(() => undefined));
+  }
+  await Promise.all(pending);
+  await waitUntil(() => delivered >= expected, 'every event delivered', 15_000).catch(() => undefined);
+  for (const call of calls) call.cancel();
+  for (const c of [...streams, writer]) c.close();
+  const got = lat.subarray(0, Math.min(delivered, expected)).sort();
+  const pct = (p: number): number => got[Math.min(got.length - 1, Math.floor(p * got.length))] ?? NaN;
+  return { p50: pct(0.5), p99: pct(0.99), delivered, expected };
+}
+
+// ---- failover write gap ----
+
+/** SIGKILLs the leader while a writer puts every 10 ms through the other members; the gap is kill → first ack of a put sent after it. */
+async function failoverGap(cluster: ProcessCluster): Promise<number> {
+  const leader = await leaderOf(cluster);
+  const others = cluster.slots.filter((s) => s.name !== leader && cluster.running(s.name)).map((s) => rawClient(s.clientUrl));
+  await Promise.all(others.map(ready));
+  let killedAt = Number.POSITIVE_INFINITY;
+  let firstAck = Number.POSITIVE_INFINITY;
+  let acks = 0;
+  let i = 0;
+  const timer = setInterval(() => {
+    const sent = performance.now();
+    const c = others[i++ % others.length] as Client;
+    unary(c, '/etcdserverpb.KV/Put', encodePut('bench/failover', String(i)), 3000).then(
+      () => {
+        acks++;
+        if (sent >= killedAt) firstAck = Math.min(firstAck, performance.now());
+      },
+      () => undefined,
+    );
+  }, FAILOVER_WRITE_EVERY_MS);
+  try {
+    await waitUntil(() => acks >= 20, 'writes flowing before the kill');
+    killedAt = performance.now();
+    await cluster.kill(leader, 'SIGKILL');
+    await waitUntil(() => firstAck < Number.POSITIVE_INFINITY, 'a write acknowledged after the kill', 60_000);
+  } finally {
+    clearInterval(timer);
+    for (const c of others) c.close();
+  }
+  await cluster.restart(leader);
+  return firstAck - killedAt;
+}
+
+// ---- the run ----
+
+interface SideResult {
+  perfM?: Perf;
+  perfL?: Perf;
+  linReads: number;
+  serReads: number;
+  readErrors: number;
+  watch: { p50: number; p99: number; delivered: number; expected: number };
+  failoverMs: number[];
+}
+
+async function measure(flavor: Flavor): Promise<SideResult> {
+  const log = (m: string): void => void process.stderr.write(`[${flavor}] ${m}\n`);
+  const cluster = await ProcessCluster.start(flavor, { baseDir: tmpdir() });
+  try {
+    const eps = cluster.endpoints();
+    let perfM: Perf | undefined;
+    let perfL: Perf | undefined;
+    if (!QUICK && ONLY.has('perf')) {
+      log('check perf --load=m (60 s)');
+      perfM = await checkPerf(eps, 'm');
+      log('check perf --load=l (60 s)');
+      perfL = await checkPerf(eps, 'l');
+    }
+    const seed = rawClient(eps[0] as string);
+    await ready(seed);
+    await unary(seed, '/etcdserverpb.KV/Put', encodePut('bench/read', Buffer.alloc(256, 0x61)));
+    seed.close();
+    const skipped = { perSecond: NaN, errors: 0 };
+    log('linearizable reads');
+    const lin = ONLY.has('reads') ? await readRate(eps, false) : skipped;
+    log('serializable reads');
+    const ser = ONLY.has('reads') ? await readRate(eps, true) : skipped;
+    log(`watch latency (${WATCHERS} watchers, ${WATCH_WRITES_PER_S} writes/s)`);
+    const watch = ONLY.has('watch') ? await watchLatency(eps) : { p50: NaN, p99: NaN, delivered: 0, expected: 0 };
+    const failoverMs: number[] = [];
+    for (let t = 0; t < (ONLY.has('failover') ? FAILOVER_TRIALS : 0); t++) {
+      log(`failover ${t + 1}/${FAILOVER_TRIALS}`);
+      failoverMs.push(await failoverGap(cluster));
+    }
+    return {
+      ...(perfM ? { perfM } : {}),
+      ...(perfL ? { perfL } : {}),
+      linReads: lin.perSecond,
+      serReads: ser.perSecond,
+      readErrors: lin.errors + ser.errors,
+      watch,
+      failoverMs,
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+function fmt(n: number | undefined, digits = 0): string {
+  if (n === undefined || Number.isNaN(n)) return '—';
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function ratio(ours: number | undefined, theirs: number | undefined): string {
+  if (ours === undefined || theirs === undefined || Number.isNaN(ours) || Number.isNaN(theirs) || theirs === 0) return '—';
+  return `${(ours / theirs).toFixed(2)}×`;
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: readonly string[]): string => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  return [line(rows[0] ?? []), `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const etcdVersion = execFileSync('etcd', ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? 'etcd';
+  const cpu = cpus();
+  console.log(`bench:etcd ${QUICK ? '(--quick) ' : ''}— ${new Date().toISOString()}`);
+  console.log(`machine: ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores; node ${process.version}; ${etcdVersion}`);
+  console.log('3-member clusters on loopback, same flags (heartbeat 100 ms, election 1000 ms), data in a temp dir on one disk; sides run one after the other.');
+  // Everything here (servers and load generators) shares the machine: a busy one skews both sides.
+  const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`load average at start: ${load()}`);
+  const etcd = await measure('etcd');
+  const ours = await measure('setpoint');
+  const rows: string[][] = [['', 'etcd 3.4', 'Setpoint', 'Setpoint/etcd']];
+  for (const [name, load] of [
+    ['check perf m', 'perfM'],
+    ['check perf l', 'perfL'],
+  ] as const) {
+    const e = etcd[load];
+    const s = ours[load];
+    if (!e || !s) {
+      rows.push([`${name}`, 'skipped', 'skipped', '—']);
+      continue;
+    }
+    rows.push([`${name}: throughput (writes/s)`, fmt(e.throughput), fmt(s.throughput), ratio(s.throughput, e.throughput)]);
+    rows.push([`${name}: slowest request (s)`, fmt(e.slowest, 3), fmt(s.slowest, 3), ratio(s.slowest, e.slowest)]);
+    rows.push([`${name}: stddev (s)`, fmt(e.stddev, 4), fmt(s.stddev, 4), ratio(s.stddev, e.stddev)]);
+    rows.push([`${name}: result`, e.pass ? 'PASS' : 'FAIL', s.pass ? 'PASS' : 'FAIL', '—']);
+  }
+  const conns = `${READ_CONNS_PER_MEMBER * 3} conns × ${READ_INFLIGHT_PER_CONN} in flight`;
+  rows.push([`linearizable reads/s (${conns})`, fmt(etcd.linReads), fmt(ours.linReads), ratio(ours.linReads, etcd.linReads)]);
+  rows.push([`serializable reads/s (${conns})`, fmt(etcd.serReads), fmt(ours.serReads), ratio(ours.serReads, etcd.serReads)]);
+  const w = `${WATCHERS} watchers, ${WATCH_WRITES_PER_S} writes/s`;
+  rows.push([`watch latency p50 (ms; ${w})`, fmt(etcd.watch.p50, 1), fmt(ours.watch.p50, 1), ratio(ours.watch.p50, etcd.watch.p50)]);
+  rows.push([`watch latency p99 (ms; ${w})`, fmt(etcd.watch.p99, 1), fmt(ours.watch.p99, 1), ratio(ours.watch.p99, etcd.watch.p99)]);
+  rows.push(['watch events delivered / expected', `${fmt(etcd.watch.delivered)} / ${fmt(etcd.watch.expected)}`, `${fmt(ours.watch.delivered)} / ${fmt(ours.watch.expected)}`, '—']);
+  rows.push([
+    `failover write gap (ms; median of ${FAILOVER_TRIALS})`,
+    fmt(median(etcd.failoverMs)),
+    fmt(median(ours.failoverMs)),
+    ratio(median(ours.failoverMs), median(etcd.failoverMs)),
+  ]);
+  rows.push(['failover write gap, each trial (ms)', etcd.failoverMs.map((x) => fmt(x)).join(', '), ours.failoverMs.map((x) => fmt(x)).join(', '), '—']);
+  console.log(table(rows));
+  console.log(`load average at end: ${load()}`);
+  if (etcd.readErrors + ours.readErrors > 0) console.log(`read errors: etcd ${etcd.readErrors}, Setpoint ${ours.readErrors}`);
+  console.log('watch latency: from a timestamp taken just before the put is sent to the event arriving at the watcher.');
+  console.log('failover: SIGKILL of the leader → first acknowledged put sent after the kill, with a put every 10 ms through the other members.');
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
