@@ -18,7 +18,7 @@ export type Step =
   | { readonly kind: 'run'; readonly line: number; readonly text: string; readonly mods: Modifiers; readonly bg?: string; readonly args: string[]; readonly stdin?: string }
   | { readonly kind: 'write'; readonly line: number; readonly text: string; readonly name: string; readonly input: string }
   | { readonly kind: 'wait'; readonly line: number; readonly text: string; readonly name: string; readonly lines: number; readonly stop: boolean }
-  | { readonly kind: 'member'; readonly line: number; readonly text: string; readonly action: 'start' | 'stop'; readonly name: string };
+  | { readonly kind: 'member'; readonly line: number; readonly text: string; readonly action: 'start' | 'stop' | 'kill' | 'restart'; readonly name: string };
 
 /** Shell-like words: whitespace separates, '…' is literal, "…" honours \" and \\. */
 export function words(s: string): string[] {
@@ -83,8 +83,8 @@ export function parseScript(source: string): Step[] {
       return;
     }
     if (first === '!') {
-      const m = /^!(start|stop)\s+(\S+)$/.exec(text) ?? fail('expected "!start name" or "!stop name"');
-      steps.push({ kind: 'member', line, text, action: m[1] as 'start' | 'stop', name: m[2] as string });
+      const m = /^!(start|stop|kill|restart)\s+(\S+)$/.exec(text) ?? fail('expected "!start|stop|kill|restart name"');
+      steps.push({ kind: 'member', line, text, action: m[1] as 'start' | 'stop' | 'kill' | 'restart', name: m[2] as string });
       return;
     }
     const here = text.indexOf(' <<< ');

@@ -201,7 +201,7 @@ export class SideRunner {
 
   /** Values later steps refer to: granted leases, members added (and the cluster they must join). */
   private capture(step: Step, stdout: string): void {
-    for (const m of stdout.matchAll(/lease ([0-9a-f]{16}) granted/g)) this.leases.push(m[1] as string);
+    for (const m of stdout.matchAll(/^lease ([0-9a-f]{16}) granted with TTL\(\d+s\)$/gm)) this.leases.push(m[1] as string);
     const added = /Member\s+([0-9a-f]+)\s+added to cluster/.exec(stdout);
     if (added && step.kind === 'run') {
       const name = step.args[step.args.indexOf('add') + 1];
@@ -279,8 +279,12 @@ export class SideRunner {
         return { ...this.record(b.step, { ...r, code: null }, b.step.mods.sort, b.step.mods.known), line: step.line, text: `${b.step.text}  ⟶  ${step.text}` };
       }
       case 'member': {
-        if (step.action === 'stop') {
-          await this.cluster.kill(step.name, 'SIGTERM');
+        if (step.action === 'stop' || step.action === 'kill') {
+          await this.cluster.kill(step.name, step.action === 'stop' ? 'SIGTERM' : 'SIGKILL');
+          return undefined;
+        }
+        if (step.action === 'restart') {
+          await this.cluster.restart(step.name);
           return undefined;
         }
         if (this.lastInitialCluster === '') throw new Error(`line ${step.line}: !start needs a "member add" before it`);
