@@ -56,11 +56,18 @@ export class RaftLog {
     return this.storage.term(i);
   }
 
-  /** Term at i, or 0 when i is compacted or beyond the log. */
+  /**
+   * Term at i, or 0 when i is compacted or beyond the log. Checks bounds first: this sits on hot paths
+   * (every append and vote), where throwing and catching would cost a stack trace each time.
+   */
   zeroTermOnOutOfBounds(i: number): number {
+    const ut = this.unstable.maybeTerm(i);
+    if (ut !== undefined) return ut;
+    if (i < this.firstIndex() - 1 || i > this.lastIndex()) return 0;
     try {
-      return this.term(i);
+      return this.storage.term(i);
     } catch (e) {
+      // Storage compacted past its own snapshot between our bounds check and the read.
       if (e instanceof RaftError && (e.code === 'RAFT_COMPACTED' || e.code === 'RAFT_UNAVAILABLE')) return 0;
       throw e;
     }
