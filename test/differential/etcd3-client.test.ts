@@ -5,7 +5,7 @@
 // it is connected to, leases kept alive, locks and elections.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
-import { ProcessCluster, waitUntil } from './process-cluster.js';
+import { ProcessCluster, startBoth, waitUntil } from './process-cluster.js';
 
 /** The same calls, in order, on one side; every result as plain data. */
 async function scenario(c: Etcd3): Promise<unknown[]> {
@@ -57,11 +57,7 @@ describe('npm etcd3 client: the same calls on etcd 3.4 and on Setpoint', () => {
   let setpoint: ProcessCluster | undefined;
 
   beforeAll(async () => {
-    const [e, s] = await Promise.allSettled([ProcessCluster.start('etcd'), ProcessCluster.start('setpoint')]);
-    if (e.status === 'fulfilled') etcd = e.value;
-    if (s.status === 'fulfilled') setpoint = s.value;
-    if (e.status === 'rejected') throw e.reason;
-    if (s.status === 'rejected') throw s.reason;
+    ({ etcd, setpoint } = await startBoth());
   }, 60_000);
 
   afterAll(async () => {

@@ -7,7 +7,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProcessCluster } from './process-cluster.js';
+import { startBoth } from './process-cluster.js';
+import type { ProcessCluster } from './process-cluster.js';
 import { parseScript } from './script.js';
 import { SideRunner } from './side-runner.js';
 import type { StepRecord } from './side-runner.js';
@@ -29,11 +30,7 @@ describe.each(scripts)('etcdctl script %s: Setpoint answers as etcd 3.4 does', (
   let setpoint: ProcessCluster | undefined;
 
   beforeAll(async () => {
-    const [e, s] = await Promise.allSettled([ProcessCluster.start('etcd', { spare: 1 }), ProcessCluster.start('setpoint', { spare: 1 })]);
-    if (e.status === 'fulfilled') etcd = e.value;
-    if (s.status === 'fulfilled') setpoint = s.value;
-    if (e.status === 'rejected') throw e.reason;
-    if (s.status === 'rejected') throw s.reason;
+    ({ etcd, setpoint } = await startBoth({ spare: 1 }));
   }, 60_000);
 
   afterAll(async () => {

@@ -45,7 +45,19 @@ function hookExit(): void {
   });
 }
 
+/** Ports this process has handed out: never handed out twice, whatever the kernel offers next. */
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
+  for (;;) {
+    const p = await anyFreePort();
+    if (handedOut.has(p)) continue;
+    handedOut.add(p);
+    return p;
+  }
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const s = net.createServer();
     s.once('error', reject);
@@ -102,7 +114,21 @@ export class ProcessCluster {
     private readonly flags: readonly string[],
   ) {}
 
+  /**
+   * A free port is only free until someone else binds it (other test files, other processes on the
+   * machine): a cluster whose member lost that race is started again on fresh ports.
+   */
   static async start(flavor: Flavor, opts: ClusterOptions = {}): Promise<ProcessCluster> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ProcessCluster.startOnce(flavor, opts);
+      } catch (e) {
+        if (attempt >= 3 || !/EADDRINUSE|address already in use/.test((e as Error).message)) throw e;
+      }
+    }
+  }
+
+  private static async startOnce(flavor: Flavor, opts: ClusterOptions): Promise<ProcessCluster> {
     hookExit();
     const size = opts.size ?? 3;
     const dir = await mkdtemp(join(opts.baseDir ?? tmpdir(), `setpoint-diff-${flavor}-`));
@@ -175,11 +201,8 @@ export class ProcessCluster {
 
   async waitHealthy(names: readonly string[], timeoutMs = 30_000): Promise<void> {
     await waitUntil(async () => {
-      for (const n of names) {
-        const s = this.slot(n);
-        if (!this.running(n)) throw new Error(`${this.flavor} ${n} exited early:\n${this.logTail(n)}`);
-        if (!(await healthy(s.clientUrl))) return false;
-      }
+      for (const n of names) if (!this.running(n)) throw new Error(`${this.flavor} ${n} exited early:\n${this.logTail(n)}`);
+      for (const n of names) if (!(await healthy(this.slot(n).clientUrl))) return false;
       return true;
     }, `${this.flavor} members ${names.join(',')} to be healthy`, timeoutMs);
   }
@@ -216,4 +239,12 @@ export class ProcessCluster {
     await Promise.all(this.slots.map((s) => this.kill(s.name, 'SIGKILL')));
     if (!keep) await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/** An etcd and a Setpoint cluster with the same options, started together; neither is left running if the other fails. */
+export async function startBoth(opts: ClusterOptions = {}): Promise<{ etcd: ProcessCluster; setpoint: ProcessCluster }> {
+  const [e, s] = await Promise.allSettled([ProcessCluster.start('etcd', opts), ProcessCluster.start('setpoint', opts)]);
+  if (e.status === 'fulfilled' && s.status === 'fulfilled') return { etcd: e.value, setpoint: s.value };
+  await Promise.all([e, s].map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+  throw e.status === 'rejected' ? e.reason : s.status === 'rejected' ? s.reason : new Error('unreachable');
 }
