@@ -160,6 +160,7 @@ interface Perf {
   slowest: number;
   stddev: number;
   pass: boolean;
+  errors: number;
 }
 
 function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf> {
@@ -177,9 +178,11 @@ function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf>
       const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
       const perf = {
         throughput: num(/(?:Throughput is|Throughput too low:) ([\d.]+) writes\/s/),
-        slowest: num(/(?:Slowest request took|Slowest request too slow:) ([\d.]+)s/),
+        slowest: num(/Slowest request took(?: too long:)? ([\d.]+)s/),
         stddev: num(/(?:Stddev is|Stddev too high:) ([\d.]+)s/),
         pass: /^PASS$/m.test(out),
+        // etcdctl's "FAIL: ERROR(<error>) -> <count>" lines.
+        errors: [...out.matchAll(/^FAIL: ERROR\(.*\) -> (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0),
       };
       if (Number.isNaN(perf.throughput)) process.stderr.write(`check perf --load=${load} printed:\n${out.slice(-2000)}\n`);
       resolve(perf);
@@ -432,6 +435,7 @@ async function main(): Promise<void> {
     rows.push([`${name}: throughput (writes/s)`, fmt(e.throughput), fmt(s.throughput), ratio(s.throughput, e.throughput)]);
     rows.push([`${name}: slowest request (s)`, fmt(e.slowest, 3), fmt(s.slowest, 3), ratio(s.slowest, e.slowest)]);
     rows.push([`${name}: stddev (s)`, fmt(e.stddev, 4), fmt(s.stddev, 4), ratio(s.stddev, e.stddev)]);
+    rows.push([`${name}: failed requests`, fmt(e.errors), fmt(s.errors), '—']);
     rows.push([`${name}: result`, e.pass ? 'PASS' : 'FAIL', s.pass ? 'PASS' : 'FAIL', '—']);
   }
   rows.push(['linearizable read latency p50 (ms; 1 client via a follower)', fmt(etcd.loneRead, 2), fmt(ours.loneRead, 2), ratio(ours.loneRead, etcd.loneRead)]);
