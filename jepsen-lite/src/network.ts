@@ -16,6 +16,12 @@ export const CLEAR: LinkRule = Object.freeze({ cut: false, delayMs: 0, jitterMs:
 export class Network extends EventEmitter {
   private readonly rules = new Map<string, LinkRule>();
 
+  constructor() {
+    super();
+    // One listener per proxy: 20 for five Setpoint members (a proxy per ordered pair), 30 with a spare.
+    this.setMaxListeners(0);
+  }
+
   rule(from: number, to: number): LinkRule {
     return this.rules.get(`${from}>${to}`) ?? CLEAR;
   }
