@@ -441,12 +441,7 @@ export class Member implements StoreApi {
         this.membership.members.delete(id);
         this.membership.removed.add(id);
         if (id !== this.memberId) this.transport.removePeer(id);
-        else {
-          // etcd stops a removed member: its requests could only time out, since nobody commits for it.
-          this.removedFromCluster = true;
-          this.log.warn('this member was removed from the cluster: stopping');
-          setImmediate(() => void this.stop());
-        }
+        else this.leaveCluster('this member was removed from the cluster');
         break;
     }
     if (e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
@@ -454,6 +449,14 @@ export class Member implements StoreApi {
     this.snapshotNow = cc.type !== 'removeNode';
     this.confState = cs;
     if (ctx) this.settle(ctx.reqId, undefined, { members: this.membership.list(), member: this.membership.members.get(id) });
+  }
+
+  /** etcd stops a removed member: its requests could only time out, since nobody commits for it. */
+  private leaveCluster(why: string): void {
+    if (this.removedFromCluster) return;
+    this.removedFromCluster = true;
+    this.log.warn(`${why}: stopping`);
+    setImmediate(() => void this.stop());
   }
 
   private snapshotNow = false;
@@ -904,6 +907,8 @@ export class Member implements StoreApi {
         this.kick();
       },
       kvSnapshot: () => this.kv.snapshot(),
+      // Its own removal may never reach a removed follower: the peers' refusal is how it learns.
+      removedFromCluster: () => this.leaveCluster('a peer refused this member as removed from the cluster'),
     };
   }
 

@@ -62,6 +62,7 @@ export class PeerRemote {
       dial: (url) => newPeerClient(url, deps.tls, deps.timings),
       onUnreachable: () => deps.hooks.reportUnreachable(deps.peer),
       onAccepted: () => this.touch(),
+      onRemoved: () => deps.hooks.removedFromCluster?.(),
     });
     this.stream.start();
     this.probeTimer = setInterval(() => this.probe(), deps.timings.probeIntervalMs);

@@ -42,6 +42,8 @@ export interface PeerStreamDeps {
   onUnreachable(): void;
   /** The peer accepted our stream: proof of a round trip. */
   onAccepted(): void;
+  /** The peer refused our stream because we were removed from the cluster. */
+  onRemoved?(): void;
 }
 
 export type EnqueueResult = 'queued' | 'dropped';
@@ -202,6 +204,7 @@ export class PeerStream {
       this.deps.log.debug({ peer: this.deps.peer, url: url.url, reason, attempt: this.failedAttempts }, 'peer stream attempt failed');
     }
     this.deps.onUnreachable();
+    if (refusal === 'PEER_MEMBER_REMOVED') this.deps.onRemoved?.();
     // A refusal will not change by retrying soon (another cluster, a removed member): wait the longest.
     this.scheduleRedial(refusal !== undefined);
   }

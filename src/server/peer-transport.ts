@@ -228,6 +228,9 @@ class GrpcPeerTransport implements PeerTransportHandle {
         if (!this.closed && this.remotes.has(id)) hooks.reportSnapshot(id, ok);
       },
       kvSnapshot: () => hooks.kvSnapshot(),
+      removedFromCluster: () => {
+        if (!this.closed) hooks.removedFromCluster?.();
+      },
     };
   }
 

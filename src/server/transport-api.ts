@@ -24,6 +24,12 @@ export interface OutboundHooks {
   reportSnapshot(id: NodeId, ok: boolean): void;
   /** The key-value state to stream with a snapshot message, read at send time. */
   kvSnapshot(): AsyncIterable<Uint8Array>;
+  /**
+   * A peer refused this member as removed from the cluster. A removed follower may never apply its own
+   * removal (the leader stops replicating to it once the removal applies), so this is how it learns
+   * (etcd's rafthttp reports errMemberRemoved and the server stops).
+   */
+  removedFromCluster?(): void;
 }
 
 export interface PeerTransport {

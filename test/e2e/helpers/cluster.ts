@@ -189,13 +189,13 @@ export class StoreCluster {
 
   /**
    * Starts a stopped member again on its data dir, with the same flags (or an added one for the first
-   * time, see addMember), and waits until it serves.
+   * time, see addMember), and waits until it serves (unless told not to: one expected to exit at once).
    */
-  async restart(name: string): Promise<void> {
+  async restart(name: string, opts: { waitServing?: boolean } = {}): Promise<void> {
     const m = this.get(name);
     if (m.proc) throw new Error(`${name} is still running`);
     this.spawn(m);
-    await this.waitServing(name);
+    if (opts.waitServing !== false) await this.waitServing(name);
   }
 
   /** Kills everything at once (SIGKILL), closes clients; keeps the data and logs of a failed test. */
@@ -375,8 +375,21 @@ export class StoreCluster {
     return m.id;
   }
 
-  /** Marks a member removed (after `member remove`): it is no longer part of names(), running() or endpoints(). */
-  markRemoved(name: string): void {
+  /**
+   * `member remove` through etcdctl, asking the other running members. A removal proposed while a leader
+   * changes may time out and still apply, so a timed-out attempt is tried again and "member not found"
+   * after it counts as done. From then on the member is not part of names(), running() or endpoints().
+   */
+  async removeMember(name: string, timeoutMs = 60_000): Promise<void> {
+    const others = this.running().filter((n) => n !== name);
+    let timedOut = false;
+    await waitFor(`${name}'s removal`, async () => {
+      const r = await this.ctl(['member', 'remove', this.hexIdOf(name)], others);
+      if (r.code === 0 || (timedOut && r.stderr.includes('member not found'))) return true;
+      if (!r.stderr.includes('request timed out')) throw new Error(`etcdctl member remove failed (${r.code}): ${r.stderr}`);
+      timedOut = true;
+      return undefined;
+    }, timeoutMs);
     this.get(name).removed = true;
   }
 
