@@ -1,9 +1,9 @@
 // Failover and catch-up with real processes: when the leader dies another is elected and writes resume;
 // the dead member, restarted, catches up from the leader's log when it missed little, and from a snapshot
-// when it missed more than the entries kept behind the leader's last snapshot.
+// when it missed more than the entries kept behind the leader's last snapshot (and restarts from it).
 import { describe, expect, it } from 'vitest';
 import { StoreCluster } from './helpers/cluster.js';
-import { expectNothingLost } from './helpers/checks.js';
+import { expectMemberListOnEveryMember, expectNothingLost } from './helpers/checks.js';
 import { waitFor } from './helpers/wait.js';
 import { Writers } from './helpers/writers.js';
 
@@ -45,6 +45,12 @@ describe('failover and catch-up', () => {
     await waitFor(`${old} to log "${INSTALLED}"`, () => (cluster.logSince(old, mark).includes(INSTALLED) ? true : undefined), 60_000);
     await writers.waitForAcks(50);
     await cluster.waitCaughtUp(old);
+    // What it installed is on its disk: killed again, it comes back from there.
+    await cluster.kill(old, 'SIGKILL');
+    await cluster.restart(old);
+    await writers.waitForAcks(50);
+    await cluster.waitCaughtUp(old);
     await expectNothingLost(cluster, writers);
+    await expectMemberListOnEveryMember(cluster);
   }, 120_000);
 });

@@ -9,6 +9,7 @@ import type { Writers } from './writers.js';
 /** Stops the writers, then reads their prefix linearizably through each running member and compares hashes. */
 export async function expectNothingLost(cluster: StoreCluster, writers: Writers): Promise<void> {
   await writers.stop();
+  console.log(`e2e writers: ${writers.summary()}`);
   expect(writers.acked.size).toBeGreaterThan(0);
   for (const name of cluster.running()) {
     const missing = await writers.missingOn(cluster.memberClient(name));

@@ -68,6 +68,10 @@ export class Writers {
     return this.stop();
   }
 
+  summary(): string {
+    return `${this.acked.size} acknowledged puts under ${this.prefix}, ${this.errors} failed, longest stretch without an acknowledgement ${this.longestGapMs} ms`;
+  }
+
   /** Acknowledged writes that a linearizable read of the prefix through `client` does not return as written. */
   async missingOn(client: Etcd3): Promise<string[]> {
     const got = await client.getAll().prefix(this.prefix).strings();
