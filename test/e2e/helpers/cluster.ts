@@ -376,9 +376,9 @@ export class StoreCluster {
   }
 
   /**
-   * `member remove` through etcdctl, asking the other running members. A removal proposed while a leader
-   * changes may time out and still apply, so a timed-out attempt is tried again and "member not found"
-   * after it counts as done. From then on the member is not part of names(), running() or endpoints().
+   * `member remove` through etcdctl, asking the other running members. Without a leader it is tried again;
+   * a removal proposed while a leader changes may time out and still apply, so a timed-out attempt is
+   * tried again and "member not found" after it counts as done. From then on the member is not part of names(), running() or endpoints().
    */
   async removeMember(name: string, timeoutMs = 60_000): Promise<void> {
     const others = this.running().filter((n) => n !== name);
@@ -386,6 +386,7 @@ export class StoreCluster {
     await waitFor(`${name}'s removal`, async () => {
       const r = await this.ctl(['member', 'remove', this.hexIdOf(name)], others);
       if (r.code === 0 || (timedOut && r.stderr.includes('member not found'))) return true;
+      if (r.stderr.includes('no leader')) return undefined; // an election under way: nothing was proposed
       if (!r.stderr.includes('request timed out')) throw new Error(`etcdctl member remove failed (${r.code}): ${r.stderr}`);
       timedOut = true;
       return undefined;
