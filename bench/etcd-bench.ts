@@ -161,6 +161,8 @@ interface Perf {
   stddev: number;
   pass: boolean;
   errors: number;
+  /** etcdctl's own "Error: …" when it exited without a verdict. */
+  exitError?: string;
 }
 
 function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf> {
@@ -183,6 +185,9 @@ function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf>
         pass: /^PASS$/m.test(out),
         // etcdctl's "FAIL: ERROR(<error>) -> <count>" lines.
         errors: [...out.matchAll(/^FAIL: ERROR\(.*\) -> (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0),
+        // etcdctl exits before its verdict when the clean-up Delete of everything it wrote fails (on a busy
+        // machine a Delete of ~500k keys can exceed the server's request timeout).
+        ...(/^Error: (.*)$/m.test(out) ? { exitError: /^Error: (.*)$/m.exec(out)?.[1] ?? '' } : {}),
       };
       if (Number.isNaN(perf.throughput)) process.stderr.write(`check perf --load=${load} printed:\n${out.slice(-2000)}\n`);
       resolve(perf);
@@ -333,57 +338,68 @@ interface SideResult {
   failoverMs: number[];
 }
 
-async function measure(flavor: Flavor): Promise<SideResult> {
-  const log = (m: string): void => void process.stderr.write(`[${flavor}] ${m}\n`);
+const log = (flavor: Flavor, m: string): void => void process.stderr.write(`[${flavor}] ${m}\n`);
+
+/** A fresh cluster for one phase, so what one phase leaves behind (a failed check perf clean-up) cannot skew the next. */
+async function withCluster<T>(flavor: Flavor, f: (c: ProcessCluster) => Promise<T>): Promise<T> {
   const cluster = await ProcessCluster.start(flavor, { baseDir: tmpdir() });
   try {
-    const eps = cluster.endpoints();
-    let perfM: Perf | undefined;
-    let perfL: Perf | undefined;
-    if (!QUICK && ONLY.has('perf')) {
-      log('check perf --load=m (60 s)');
-      perfM = await checkPerf(eps, 'm');
-      log('check perf --load=l (60 s)');
-      perfL = await checkPerf(eps, 'l');
-    }
-    const leader0 = await leaderOf(cluster);
-    const seed = rawClient(eps[0] as string);
-    await ready(seed);
-    await unary(seed, '/etcdserverpb.KV/Put', encodePut('bench/read', Buffer.alloc(256, 0x61)));
-    seed.close();
-    const skipped = { perSecond: NaN, errors: 0 };
-    log('lone requests');
-    const lone = QUICK ? 1000 : 3000;
-    // Through a follower, as most clients of a 3-member cluster are: n1 may or may not lead.
-    const follower = cluster.slots.find((x) => x.name !== leader0)?.clientUrl ?? (eps[0] as string);
-    const loneRead = ONLY.has('reads') ? await loneLatency(follower, '/etcdserverpb.KV/Range', () => encodeRange('bench/read', false), lone) : NaN;
-    let k = 0;
-    const lonePut = ONLY.has('reads') ? await loneLatency(follower, '/etcdserverpb.KV/Put', () => encodePut(`bench/lone/${k++ % 100}`, Buffer.alloc(256, 0x62)), lone) : NaN;
-    log('linearizable reads');
-    const lin = ONLY.has('reads') ? await readRate(eps, false) : skipped;
-    log('serializable reads');
-    const ser = ONLY.has('reads') ? await readRate(eps, true) : skipped;
-    log(`watch latency (${WATCHERS} watchers, ${WATCH_WRITES_PER_S} writes/s)`);
-    const watch = ONLY.has('watch') ? await watchLatency(eps) : { p50: NaN, p99: NaN, delivered: 0, expected: 0 };
-    const failoverMs: number[] = [];
-    for (let t = 0; t < (ONLY.has('failover') ? FAILOVER_TRIALS : 0); t++) {
-      log(`failover ${t + 1}/${FAILOVER_TRIALS}`);
-      failoverMs.push(await failoverGap(cluster));
-    }
-    return {
-      ...(perfM ? { perfM } : {}),
-      ...(perfL ? { perfL } : {}),
-      loneRead,
-      lonePut,
-      linReads: lin.perSecond,
-      serReads: ser.perSecond,
-      readErrors: lin.errors + ser.errors,
-      watch,
-      failoverMs,
-    };
+    return await f(cluster);
   } finally {
     await cluster.stop();
   }
+}
+
+type Rest = Omit<SideResult, 'perfM' | 'perfL'>;
+
+async function measureRest(flavor: Flavor, cluster: ProcessCluster): Promise<Rest> {
+  const eps = cluster.endpoints();
+  const leader0 = await leaderOf(cluster);
+  const seed = rawClient(eps[0] as string);
+  await ready(seed);
+  await unary(seed, '/etcdserverpb.KV/Put', encodePut('bench/read', Buffer.alloc(256, 0x61)));
+  seed.close();
+  const skipped = { perSecond: NaN, errors: 0 };
+  log(flavor, 'lone requests');
+  const lone = QUICK ? 1000 : 3000;
+  // Through a follower, as most clients of a 3-member cluster are.
+  const follower = cluster.slots.find((x) => x.name !== leader0)?.clientUrl ?? (eps[0] as string);
+  const loneRead = ONLY.has('reads') ? await loneLatency(follower, '/etcdserverpb.KV/Range', () => encodeRange('bench/read', false), lone) : NaN;
+  let k = 0;
+  const lonePut = ONLY.has('reads') ? await loneLatency(follower, '/etcdserverpb.KV/Put', () => encodePut(`bench/lone/${k++ % 100}`, Buffer.alloc(256, 0x62)), lone) : NaN;
+  log(flavor, 'linearizable reads');
+  const lin = ONLY.has('reads') ? await readRate(eps, false) : skipped;
+  log(flavor, 'serializable reads');
+  const ser = ONLY.has('reads') ? await readRate(eps, true) : skipped;
+  log(flavor, `watch latency (${WATCHERS} watchers, ${WATCH_WRITES_PER_S} writes/s)`);
+  const watch = ONLY.has('watch') ? await watchLatency(eps) : { p50: NaN, p99: NaN, delivered: 0, expected: 0 };
+  const failoverMs: number[] = [];
+  for (let t = 0; t < (ONLY.has('failover') ? FAILOVER_TRIALS : 0); t++) {
+    log(flavor, `failover ${t + 1}/${FAILOVER_TRIALS}`);
+    failoverMs.push(await failoverGap(cluster));
+  }
+  return { loneRead, lonePut, linReads: lin.perSecond, serReads: ser.perSecond, readErrors: lin.errors + ser.errors, watch, failoverMs };
+}
+
+/**
+ * Phase by phase, etcd then Setpoint, each phase on fresh clusters: the two sides of one row are
+ * measured minutes apart at most, whatever else the machine is doing.
+ */
+async function measureBoth(): Promise<{ etcd: SideResult; ours: SideResult }> {
+  const flavors = ['etcd', 'setpoint'] as const;
+  const perf: Record<Flavor, { perfM?: Perf; perfL?: Perf }> = { etcd: {}, setpoint: {} };
+  if (!QUICK && ONLY.has('perf')) {
+    for (const load of ['m', 'l'] as const) {
+      for (const f of flavors) {
+        log(f, `check perf --load=${load} (60 s)`);
+        const p = await withCluster(f, (c) => checkPerf(c.endpoints(), load));
+        perf[f] = { ...perf[f], ...(load === 'm' ? { perfM: p } : { perfL: p }) };
+      }
+    }
+  }
+  const rest = {} as Record<Flavor, Rest>;
+  for (const f of flavors) rest[f] = await withCluster(f, (c) => measureRest(f, c));
+  return { etcd: { ...perf.etcd, ...rest.etcd }, ours: { ...perf.setpoint, ...rest.setpoint } };
 }
 
 function median(xs: readonly number[]): number {
@@ -415,13 +431,13 @@ async function main(): Promise<void> {
   const cpu = cpus();
   console.log(`bench:etcd ${QUICK ? '(--quick) ' : ''}— ${new Date().toISOString()}`);
   console.log(`machine: ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores; node ${process.version}; ${etcdVersion}`);
-  console.log('3-member clusters on loopback, same flags (heartbeat 100 ms, election 1000 ms), data in a temp dir on one disk; sides run one after the other.');
+  console.log('3-member clusters on loopback, same flags (heartbeat 100 ms, election 1000 ms), data in a temp dir on one disk; phase by phase, etcd then Setpoint, each phase on fresh clusters.');
   // Everything here (servers and load generators) shares the machine: a busy one skews both sides.
   const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`load average at start: ${load()}`);
-  const etcd = await measure('etcd');
-  const ours = await measure('setpoint');
+  const { etcd, ours } = await measureBoth();
   const rows: string[][] = [['', 'etcd 3.4', 'Setpoint', 'Setpoint/etcd']];
+  const notes: string[] = [];
   for (const [name, load] of [
     ['check perf m', 'perfM'],
     ['check perf l', 'perfL'],
@@ -436,7 +452,11 @@ async function main(): Promise<void> {
     rows.push([`${name}: slowest request (s)`, fmt(e.slowest, 3), fmt(s.slowest, 3), ratio(s.slowest, e.slowest)]);
     rows.push([`${name}: stddev (s)`, fmt(e.stddev, 4), fmt(s.stddev, 4), ratio(s.stddev, e.stddev)]);
     rows.push([`${name}: failed requests`, fmt(e.errors), fmt(s.errors), '—']);
-    rows.push([`${name}: result`, e.pass ? 'PASS' : 'FAIL', s.pass ? 'PASS' : 'FAIL', '—']);
+    const verdict = (p: Perf): string => (p.pass ? 'PASS' : p.exitError !== undefined ? 'no verdict¹' : 'FAIL');
+    rows.push([`${name}: result`, verdict(e), verdict(s), '—']);
+    for (const [side, p] of [['etcd', e], ['Setpoint', s]] as const) {
+      if (p.exitError !== undefined) notes.push(`¹ ${name} on ${side}: etcdctl exited with "Error: ${p.exitError}" before printing its verdict.`);
+    }
   }
   rows.push(['linearizable read latency p50 (ms; 1 client via a follower)', fmt(etcd.loneRead, 2), fmt(ours.loneRead, 2), ratio(ours.loneRead, etcd.loneRead)]);
   rows.push(['put latency p50 (ms; 1 client via a follower)', fmt(etcd.lonePut, 2), fmt(ours.lonePut, 2), ratio(ours.lonePut, etcd.lonePut)]);
@@ -455,6 +475,7 @@ async function main(): Promise<void> {
   ]);
   rows.push(['failover write gap, each trial (ms)', etcd.failoverMs.map((x) => fmt(x)).join(', '), ours.failoverMs.map((x) => fmt(x)).join(', '), '—']);
   console.log(table(rows));
+  for (const n of notes) console.log(n);
   console.log(`load average at end: ${load()}`);
   if (etcd.readErrors + ours.readErrors > 0) console.log(`read errors: etcd ${etcd.readErrors}, Setpoint ${ours.readErrors}`);
   console.log('watch latency: from a timestamp taken just before the put is sent to the event arriving at the watcher.');
