@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { StoreCluster } from './helpers/cluster.js';
 import { expectMemberListOnEveryMember, expectNothingLost } from './helpers/checks.js';
 import { waitFor } from './helpers/wait.js';
-import { Writers } from './helpers/writers.js';
 
 const INSTALLED = 'installed snapshot from leader';
 
@@ -13,8 +12,7 @@ describe('failover and catch-up', () => {
   it('elects a new leader when the leader dies; writes resume; the old leader catches up from the log', async () => {
     // Snapshots every 20 entries, yet 5000 entries are kept behind each: a short absence is replayed.
     const cluster = await StoreCluster.start({ snapshotCount: 20 });
-    const writers = new Writers(cluster.client(), 'failover/log/');
-    cluster.track(writers);
+    const writers = cluster.startWriters('failover/log/');
     await writers.waitForAcks(100);
     const old = await cluster.waitForLeader();
     await cluster.kill(old, 'SIGKILL');
@@ -32,8 +30,7 @@ describe('failover and catch-up', () => {
   it('a member that missed more than the kept entries catches up from a snapshot', async () => {
     const keep = 50;
     const cluster = await StoreCluster.start({ snapshotCount: 20, flags: ['--experimental-snapshot-catchup-entries', String(keep)] });
-    const writers = new Writers(cluster.client(), 'failover/snapshot/');
-    cluster.track(writers);
+    const writers = cluster.startWriters('failover/snapshot/');
     await writers.waitForAcks(50);
     const old = await cluster.waitForLeader();
     await cluster.kill(old, 'SIGKILL');

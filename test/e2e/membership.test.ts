@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { StoreCluster } from './helpers/cluster.js';
 import { expectMemberListOnEveryMember, expectNothingLost } from './helpers/checks.js';
 import { waitFor } from './helpers/wait.js';
-import { Writers } from './helpers/writers.js';
 
 const NOT_IN_SYNC = 'can only promote a learner member which is in sync with leader';
 const TIMED_OUT = 'etcdserver: request timed out';
@@ -14,8 +13,7 @@ const TIMED_OUT = 'etcdserver: request timed out';
 describe('membership under write load', () => {
   it('adds a learner, promotes it, removes the leader and a dead member; no write lost, member lists agree', async () => {
     const cluster = await StoreCluster.start();
-    const writers = new Writers(cluster.client(), 'membership/');
-    cluster.track(writers);
+    const writers = cluster.startWriters('membership/');
     await writers.waitForAcks(100);
     await expectMemberListOnEveryMember(cluster);
 

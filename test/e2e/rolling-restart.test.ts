@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import { StoreCluster } from './helpers/cluster.js';
 import { expectMemberListOnEveryMember, expectNothingLost } from './helpers/checks.js';
-import { Writers } from './helpers/writers.js';
 
 interface LogLine {
   readonly msg?: string;
@@ -25,8 +24,7 @@ function leadersLogged(log: string): string[] {
 describe('rolling restart with SIGTERM', () => {
   it('restarts every member in turn, the leader handing over first; no write lost, no long stall', async () => {
     const cluster = await StoreCluster.start();
-    const writers = new Writers(cluster.client(), 'rolling/');
-    cluster.track(writers);
+    const writers = cluster.startWriters('rolling/');
     await writers.waitForAcks(100);
     writers.measureGaps();
     const leader = await cluster.waitForLeader();

@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { StoreCluster } from './helpers/cluster.js';
 import { orUndefined, waitFor } from './helpers/wait.js';
-import { Writers } from './helpers/writers.js';
 
 /** How many watch streams the member serves, from its /metrics. */
 async function watchStreams(cluster: StoreCluster, name: string): Promise<number | undefined> {
@@ -23,8 +22,7 @@ describe('watch across failover', () => {
     const watcher = await cluster.client().watch().prefix('watch/').startRevision(String(start)).create();
     watcher.on('put', (kv) => events.push({ key: kv.key.toString(), value: kv.value.toString(), rev: Number(kv.mod_revision) }));
     watcher.on('disconnected', () => disconnects++);
-    const writers = new Writers(cluster.client(), 'watch/', 2);
-    cluster.track(writers);
+    const writers = cluster.startWriters('watch/', 2);
     await writers.waitForAcks(50);
 
     // The member the client chose for its stream becomes the leader, then dies.

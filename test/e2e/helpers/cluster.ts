@@ -18,6 +18,7 @@ import { SeededRng } from '../../../src/raft/rng.js';
 import { etcdctl } from '../../server/helpers/etcdctl.js';
 import type { CtlResult } from '../../server/helpers/etcdctl.js';
 import { orUndefined, pause, waitFor } from './wait.js';
+import { Writers } from './writers.js';
 
 export interface StoreClusterOptions {
   /** Founding members, named a, b, c, … (default 3). */
@@ -272,6 +273,13 @@ export class StoreCluster {
     const c = etcd3Client(this.endpoints(names));
     this.closeables.push(c);
     return c;
+  }
+
+  /** Writers over every running member, putting unique keys under `prefix`; stopped with the cluster. */
+  startWriters(prefix: string, concurrency = 4): Writers {
+    const w = new Writers(this.client(), prefix, concurrency);
+    this.closeables.push(w);
+    return w;
   }
 
   /** The client aimed at this member alone (not closed by the caller). */
