@@ -1,4 +1,5 @@
 // Terminal output for a finished run: per-phase load, check verdicts and the anomalies in words.
+import { replayCommand } from './report/html.js';
 import type { Summary } from './runner.js';
 
 function table(rows: string[][]): string {
@@ -26,6 +27,7 @@ export function formatSummary(s: Summary, dir: string): string {
     for (const a of c.warnings ?? []) out.push('', `! ${c.name}: ${a.kind} (reported; does not fail the run)`, ...a.explanation.map((t) => `  ${t}`));
   }
   for (const n of s.notes) out.push(`note ${(n.time / 1000).toFixed(1)}s: ${n.text}`);
-  out.push('', `result: ${verdict(s.valid)} — report ${dir}/index.html`);
+  out.push('', `replay: ${replayCommand(s)}`);
+  out.push(`result: ${verdict(s.valid)} — report ${dir}/index.html`);
   return out.join('\n');
 }

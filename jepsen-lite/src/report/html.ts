@@ -120,6 +120,19 @@ function witnessPlot(ops: OpRecord[], id: string): string {
   return `<svg class="witness" id="${id}" viewBox="0 0 ${W} ${H}" width="100%">${body}</svg>`;
 }
 
+/** The command that replays this run: same seed, so the same schedule and operation mix. */
+export function replayCommand(s: Summary): string {
+  const o = s.options;
+  const env = Object.entries(o.env ?? {}).map(([k, v]) => ` --env ${k}=${v}`).join('');
+  const extra = [
+    o.concurrency === undefined ? '' : ` --concurrency ${o.concurrency}`,
+    o.timeoutMs === undefined ? '' : ` --timeout ${o.timeoutMs}`,
+    o.intervalMs === undefined ? '' : ` --interval ${o.intervalMs}`,
+    o.serializableReads ? ' --serializable-reads' : '',
+  ].join('');
+  return `npm run jepsen -- --target ${o.target} --nodes ${o.nodes} --workload ${o.workload} --nemesis ${o.nemeses.join(',') || 'none'} --time ${o.timeS} --rate ${o.rate} --seed ${o.seed}${extra}${env}`;
+}
+
 const verdictText = (v: Summary['valid']): string => (v === true ? 'VALID' : v === false ? 'INVALID' : 'UNKNOWN');
 
 export function renderReport(s: Summary, history: History): string {
@@ -158,7 +171,7 @@ export function renderReport(s: Summary, history: History): string {
     .map((f) => `<tr><td>${(f.start / 1000).toFixed(2)}s</td><td>${f.end === undefined ? '—' : `${(f.end / 1000).toFixed(2)}s`}</td><td>${esc(f.kind)}</td><td>${esc(f.detail)}</td></tr>`)
     .join('');
   const o = s.options;
-  const replay = `npm run jepsen -- --target ${o.target} --nodes ${o.nodes} --workload ${o.workload} --nemesis ${o.nemeses.join(',') || 'none'} --time ${o.timeS} --rate ${o.rate} --seed ${o.seed}${o.serializableReads ? ' --serializable-reads' : ''}`;
+  const replay = replayCommand(s);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>jepsen-lite ${esc(s.run)}</title>
 <style>
