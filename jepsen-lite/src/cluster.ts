@@ -258,9 +258,10 @@ export class Cluster {
   async addLearner(s: Slot, timeoutMs: number): Promise<void> {
     const admin = await this.anyAdmin();
     if (!admin) throw new Error('no member answers');
+    const added = await admin.memberAdd(s.advertisePeerUrl, true, timeoutMs);
+    // Named only once added: etcd refuses adds for a while after a change ("unhealthy cluster").
     s.generation++;
     s.name = `n${s.index + 1}g${s.generation}`;
-    const added = await admin.memberAdd(s.advertisePeerUrl, true, timeoutMs);
     s.memberId = added.id;
     s.member = true;
     const list = await admin.memberList(timeoutMs);
