@@ -6,11 +6,15 @@ import type { StoreCluster } from './cluster.js';
 import { orUndefined, waitFor } from './wait.js';
 import type { Writers } from './writers.js';
 
-/** Stops the writers, then reads their prefix linearizably through each running member and compares hashes. */
+/**
+ * Stops the writers; no read-back along the way was stale; then reads their prefix linearizably through
+ * each running member and compares hashes.
+ */
 export async function expectNothingLost(cluster: StoreCluster, writers: Writers): Promise<void> {
   await writers.stop();
   console.log(`e2e writers: ${writers.summary()}`);
   expect(writers.acked.size).toBeGreaterThan(0);
+  expect(writers.staleReads, 'reads that missed an acknowledged write').toEqual([]);
   for (const name of cluster.running()) {
     const missing = await writers.missingOn(cluster.memberClient(name));
     expect(missing.length, `${name}: ${missing.length} of ${writers.acked.size} acknowledged writes missing, e.g. ${missing.slice(0, 5).join(', ')}`).toBe(0);

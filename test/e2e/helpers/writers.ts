@@ -1,13 +1,16 @@
 // Clients writing while the cluster is hurt: concurrent loops, each putting unique keys under one prefix
-// and recording every put the cluster acknowledged, so a test can check afterwards that none was lost.
-// Errors are expected while members die: they are counted, and the loop goes on with its next key.
+// and recording every put the cluster acknowledged, so a test can check afterwards that none was lost, and
+// reading each one back at once through any member, which catches a stale read as it happens. Errors are
+// expected while members die: they are counted, and the loop goes on with its next key.
 import type { Etcd3 } from 'etcd3';
-import { pause, waitFor } from './wait.js';
+import { orUndefined, pause, waitFor } from './wait.js';
 
 export class Writers {
   /** key → value of every acknowledged put. */
   readonly acked = new Map<string, string>();
   errors = 0;
+  /** Linearizable reads, made right after an acknowledged put, that did not return it. */
+  readonly staleReads: string[] = [];
   /** The most recent error messages, for a failure's explanation. */
   readonly recentErrors: string[] = [];
   /** The longest stretch without any acknowledged write since measureGaps() (ms). */
@@ -35,6 +38,10 @@ export class Writers {
         const now = Date.now();
         this.longestGapMs = Math.max(this.longestGapMs, now - this.lastAckAt);
         this.lastAckAt = now;
+        // Read your write through any member (a linearizable get goes to a random one): once a put is
+        // acknowledged, no member may answer with what was there before.
+        const got = await orUndefined(this.client.get(key).string());
+        if (got !== undefined && got !== value) this.staleReads.push(`${key} read as ${String(got)} after its put was acknowledged`);
       } catch (e) {
         this.errors++;
         this.recentErrors.push((e as Error).message);
@@ -69,7 +76,7 @@ export class Writers {
   }
 
   summary(): string {
-    return `${this.acked.size} acknowledged puts under ${this.prefix}, ${this.errors} failed, longest stretch without an acknowledgement ${this.longestGapMs} ms`;
+    return `${this.acked.size} acknowledged puts under ${this.prefix}, ${this.errors} failed, ${this.staleReads.length} stale reads, longest stretch without an acknowledgement ${this.longestGapMs} ms`;
   }
 
   /** Acknowledged writes that a linearizable read of the prefix through `client` does not return as written. */
