@@ -1,4 +1,4 @@
-// A thin, typed etcd v3 client over raw gRPC (grpc-js + our own minimal proto), so the harness controls
+// A thin, typed etcd v3 client over raw gRPC (grpc-js + the project's proto/etcd), so the harness controls
 // every deadline, endpoint and watch response itself — a library client would retry and reconnect for
 // us and hide exactly the behaviour under test.
 import * as grpc from '@grpc/grpc-js';
@@ -88,7 +88,15 @@ let loaded: Record<string, ServiceCtor> | undefined;
 
 function services(): Record<string, ServiceCtor> {
   if (loaded) return loaded;
-  const def = protoLoader.loadSync(path.join(repoRoot(), 'jepsen-lite', 'proto', 'etcd-min.proto'), { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+  // The wire contract only (proto/etcd), as any etcd client would load it — never the server's code.
+  const def = protoLoader.loadSync('rpc.proto', {
+    includeDirs: [path.join(repoRoot(), 'proto', 'etcd')],
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
   const pkg = grpc.loadPackageDefinition(def)['etcdserverpb'] as unknown as Record<string, ServiceCtor>;
   loaded = pkg;
   return pkg;

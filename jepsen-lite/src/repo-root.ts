@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 export function repoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(path.join(dir, 'jepsen-lite', 'proto', 'etcd-min.proto'))) return dir;
+    if (existsSync(path.join(dir, 'proto', 'etcd', 'rpc.proto')) && existsSync(path.join(dir, 'jepsen-lite'))) return dir;
     const up = path.dirname(dir);
-    if (up === dir) throw new Error('jepsen-lite: cannot find the repository root (jepsen-lite/proto/etcd-min.proto)');
+    if (up === dir) throw new Error('jepsen-lite: cannot find the repository root (proto/etcd/rpc.proto beside jepsen-lite/)');
     dir = up;
   }
 }
