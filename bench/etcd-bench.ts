@@ -161,6 +161,8 @@ interface Perf {
   stddev: number;
   pass: boolean;
   errors: number;
+  /** "<error> × <count>", as etcdctl lists them. */
+  errorKinds: string[];
   /** etcdctl's own "Error: …" when it exited without a verdict. */
   exitError?: string;
 }
@@ -185,6 +187,7 @@ function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf>
         pass: /^PASS$/m.test(out),
         // etcdctl's "FAIL: ERROR(<error>) -> <count>" lines.
         errors: [...out.matchAll(/^FAIL: ERROR\(.*\) -> (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0),
+        errorKinds: [...out.matchAll(/^FAIL: ERROR\((.*)\) -> (\d+)$/gm)].map((m) => `${m[1] ?? ''} × ${m[2] ?? ''}`),
         // etcdctl exits before its verdict when the clean-up Delete of everything it wrote fails (on a busy
         // machine a Delete of ~500k keys can exceed the server's request timeout).
         ...(/^Error: (.*)$/m.test(out) ? { exitError: /^Error: (.*)$/m.exec(out)?.[1] ?? '' } : {}),
@@ -456,6 +459,7 @@ async function main(): Promise<void> {
     rows.push([`${name}: result`, verdict(e), verdict(s), '—']);
     for (const [side, p] of [['etcd', e], ['Setpoint', s]] as const) {
       if (p.exitError !== undefined) notes.push(`¹ ${name} on ${side}: etcdctl exited with "Error: ${p.exitError}" before printing its verdict.`);
+      if (p.errorKinds.length > 0) notes.push(`${name} on ${side}, failed requests: ${p.errorKinds.join('; ')}`);
     }
   }
   rows.push(['linearizable read latency p50 (ms; 1 client via a follower)', fmt(etcd.loneRead, 2), fmt(ours.loneRead, 2), ratio(ours.loneRead, etcd.loneRead)]);
