@@ -46,7 +46,9 @@ export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementati
       'Alarm',
       async (req) => {
         const r = await store.alarm(alarmAction(req.action), req.memberID, alarmType(req.alarm));
-        return { header: currentHeader(store), alarms: r.alarms.map((a) => ({ memberID: a.memberId, alarm: a.alarm })) };
+        // No header: etcd's applier builds an AlarmResponse without one and nothing fills it in
+        // (`etcdctl alarm list -w json` prints {} when there are no alarms).
+        return { alarms: r.alarms.map((a) => ({ memberID: a.memberId, alarm: a.alarm })) };
       },
       { proposal: () => true },
     ),
