@@ -126,6 +126,11 @@ export class Normalizer {
       .replace(/"RaftTerm" : \d+/g, '"RaftTerm" : <n>')
       .replace(/"MemberID" : <member:[^>]+>/g, '"MemberID" : <member>')
       .replace(/"Lease" : (\d+)/g, (m, d: string) => (d === '0' ? m : `"Lease" : ${this.idToken(BigInt(d).toString(16))}`))
+      // -w fields, as the JSON keys above: sizes, raft indexes, hashes, server-chosen ids.
+      .replace(/"(DBSize|DBSizeInUse)" : \d+/g, '"$1" : <size>')
+      .replace(/"(RaftIndex|RaftAppliedIndex)" : \d+/g, '"$1" : <n>')
+      .replace(/"Hash" : (\d+)/g, (_m, h: string) => `"Hash" : ${this.hashToken(h)}`)
+      .replace(/"ID" : (\d+)/g, (m, d: string) => (d === '0' ? m : `"ID" : ${this.idToken(BigInt(d).toString(16))}`))
       // Lease ids etcdctl prints in hex (%016x in lease commands, %x in lock and election keys).
       .replace(/\b[0-9a-f]{12,16}\b/g, (h) => this.idToken(h));
     // `endpoint status` and `endpoint hashkv` in the simple format: size, term, indexes and hash by position.
