@@ -16,6 +16,7 @@ import type {
   RangeResponse,
   RequestOp,
   ResponseOp,
+  StoredAlarm,
   TxnRequest,
   TxnResponse,
 } from './types.js';
@@ -92,6 +93,8 @@ export class KvStore {
   consistentIndex = 0;
   /** Set once a write would exceed the quota; writes stay refused until disarmed (etcd's NOSPACE alarm). */
   noSpaceAlarm = false;
+  /** The cluster's alarms as applied from the log; kept in the backend like etcd's alarm bucket. */
+  alarms: readonly StoredAlarm[] = [];
   readonly lessor: Lessor;
   private readonly listeners: CommitListener[] = [];
   private readonly quota: number;
@@ -120,6 +123,7 @@ export class KvStore {
     this.consistentIndex = (await this.backend.getMeta<number>('consistentIndex')) ?? 0;
     this.compactRev = (await this.backend.getMeta<number>('compactRev')) ?? 0;
     this.noSpaceAlarm = (await this.backend.getMeta<boolean>('noSpaceAlarm')) ?? false;
+    this.alarms = (await this.backend.getMeta<StoredAlarm[]>('alarms')) ?? [];
     let size = 0;
     // Records come in revision order, keys at random: gather them in a hash map, then fill the tree
     // in key order, which is far cheaper than a million random tree inserts and lookups.
@@ -415,6 +419,17 @@ export class KvStore {
   disarmNoSpace(): void {
     this.noSpaceAlarm = false;
     this.backend.putMeta('noSpaceAlarm', false);
+  }
+
+  /**
+   * Applies the cluster's alarms (persisted with the next consistent index, so with the entry that changed
+   * them). A NOSPACE among them refuses writes that add data, here as on every member.
+   */
+  setAlarms(alarms: readonly StoredAlarm[]): void {
+    this.alarms = alarms;
+    this.backend.putMeta('alarms', alarms);
+    this.noSpaceAlarm = alarms.some((a) => a.alarm === 'NOSPACE');
+    this.backend.putMeta('noSpaceAlarm', this.noSpaceAlarm);
   }
 
   async put(req: PutRequest, consistentIndex?: number): Promise<PutResponse> {
@@ -776,6 +791,7 @@ export class KvStore {
     this.compactRev = 0;
     this.consistentIndex = 0;
     this.noSpaceAlarm = false;
+    this.alarms = [];
     this.compacting = Promise.resolve();
     await this.load();
     for (const l of this.restoreListeners) l();

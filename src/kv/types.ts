@@ -106,6 +106,12 @@ export interface TxnResponse {
   readonly responses: ResponseOp[];
 }
 
+/** An alarm raised in the cluster (etcd's AlarmMember), kept by the store so a snapshot carries it. */
+export interface StoredAlarm {
+  readonly memberId: string;
+  readonly alarm: string;
+}
+
 export type EventType = 'PUT' | 'DELETE';
 
 export interface KvEvent {

@@ -2,7 +2,7 @@
 // requests into log entries and waits for them to apply, serves linearizable reads through ReadIndex, runs
 // lease expiry on the leader, and keeps the membership. The gRPC services call it through StoreApi.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Entry, Message, NodeId, Ready, Snapshot, SoftState } from '../raft/types.js';
@@ -89,7 +89,6 @@ export class Member implements StoreApi {
   private lastSnapshotIndex = 0;
   private softState: SoftState = { lead: 0, raftState: 'follower' };
   private readonly revoking = new Set<string>();
-  private readonly alarms = new Map<string, AlarmMember>();
   private published = false;
   /** A snapshot received from the leader, staged on disk until its Ready is applied. */
   private stagedSnapshot: string | undefined;
@@ -121,7 +120,6 @@ export class Member implements StoreApi {
     this.kv = await KvStore.open(join(this.memberDir, 'kv'), { quotaBackendBytes: Number.POSITIVE_INFINITY, minLeaseTtl: Math.ceil((1.5 * this.cfg.electionMs) / 1000) });
     this.watchable = new WatchableStore(this.kv, { logger: this.cfg.logger });
     await this.initIdentity();
-    for (const [id, a] of await this.loadAlarms()) this.alarms.set(id, a);
 
     const electionTick = Math.max(2, Math.round(this.cfg.electionMs / this.cfg.heartbeatMs));
     const snap = this.storage.snapshot();
@@ -386,16 +384,14 @@ export class Member implements StoreApi {
         return { revision: this.kv.leaseRevoke(r.lease, index) };
       }
       case 'alarm': {
-        const key = `${r.memberId}:${r.alarm}`;
-        if (r.action === 'ACTIVATE') this.alarms.set(key, { memberId: r.memberId, alarm: r.alarm });
-        else this.alarms.delete(key);
-        if (r.alarm === 'NOSPACE') {
-          if (r.action === 'ACTIVATE') this.kv.noSpaceAlarm = true;
-          else if (![...this.alarms.values()].some((a) => a.alarm === 'NOSPACE')) this.kv.disarmNoSpace();
-        }
-        await this.saveAlarms();
+        // Alarms are replicated state kept by the key-value store (NOSPACE refuses writes as they apply),
+        // so they survive restarts and travel with snapshots, as in etcd's backend.
+        const same = (a: { memberId: string; alarm: string }): boolean => a.memberId === r.memberId && a.alarm === r.alarm;
+        const now = this.kv.alarms;
+        if (r.action === 'ACTIVATE') this.kv.setAlarms(now.some(same) ? now : [...now, { memberId: r.memberId, alarm: r.alarm }]);
+        else this.kv.setAlarms(now.filter((a) => !same(a)));
         this.kv.markApplied(index);
-        return { alarms: [...this.alarms.values()] };
+        return { alarms: this.alarmList() };
       }
       case 'memberAttr':
       case 'memberUpdate': {
@@ -787,7 +783,7 @@ export class Member implements StoreApi {
       raftIndex: st.hardState.commit,
       raftTerm: st.hardState.term,
       raftAppliedIndex: st.applied,
-      errors: [...this.alarms.values()].map((a) => `memberID:${a.memberId} alarm:${a.alarm} `),
+      errors: this.alarmList().map((a) => `memberID:${a.memberId} alarm:${a.alarm} `),
       isLearner: this.node.raft.isLearner,
     };
   }
@@ -804,25 +800,15 @@ export class Member implements StoreApi {
 
   async alarm(action: 'GET' | 'ACTIVATE' | 'DEACTIVATE', memberId: string, alarm: AlarmType): Promise<{ alarms: AlarmMember[] }> {
     if (action === 'GET') {
-      const all = [...this.alarms.values()];
+      const all = this.alarmList();
       return { alarms: alarm === 'NONE' ? all : all.filter((a) => a.alarm === alarm) };
     }
     return this.proposeRequest<{ alarms: AlarmMember[] }>({ t: 'alarm', id: this.nextReqId(), action, memberId, alarm });
   }
 
-  private async loadAlarms(): Promise<Map<string, AlarmMember>> {
-    try {
-      const list = JSON.parse(await readFile(join(this.memberDir, 'alarms.json'), 'utf8')) as AlarmMember[];
-      return new Map(list.map((a) => [`${a.memberId}:${a.alarm}`, a]));
-    } catch {
-      return new Map();
-    }
-  }
-
-  private async saveAlarms(): Promise<void> {
-    const tmp = join(this.memberDir, 'alarms.json.tmp');
-    await writeFile(tmp, JSON.stringify([...this.alarms.values()]));
-    await rename(tmp, join(this.memberDir, 'alarms.json'));
+  /** Only alarms proposed through alarm() are ever stored. */
+  private alarmList(): AlarmMember[] {
+    return this.kv.alarms.map((a) => ({ memberId: a.memberId, alarm: a.alarm as AlarmType }));
   }
 
   async defragment(): Promise<void> {
@@ -855,7 +841,8 @@ export class Member implements StoreApi {
 
   async health(): Promise<{ health: boolean; reason: string }> {
     if (this.softState.lead === 0) return { health: false, reason: 'RAFT NO LEADER' };
-    if (this.alarms.size > 0) return { health: false, reason: `ALARM ${[...this.alarms.values()].map((a) => a.alarm).join(',')}` };
+    const alarms = this.alarmList();
+    if (alarms.length > 0) return { health: false, reason: `ALARM ${alarms.map((a) => a.alarm).join(',')}` };
     return { health: true, reason: '' };
   }
 
