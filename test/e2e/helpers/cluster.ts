@@ -134,6 +134,8 @@ export class StoreCluster {
   }
 
   private spawn(m: MemberProc): void {
+    // A test that timed out runs on in the background: it must not start what nobody will stop.
+    if (this.destroyed) throw new Error(`cluster in ${this.dir} was torn down: not starting ${m.name}`);
     const fd = openSync(m.logPath, 'a');
     const env = { ...process.env, SETPOINT_LOG_FORMAT: 'json', ...this.opts.env };
     const proc = spawn(process.execPath, [mainJs(), 'store', ...m.args], { env, stdio: ['ignore', fd, fd] });
