@@ -138,6 +138,8 @@ export class Normalizer {
     t = t.replace(/^(<ep:[^>]+>), (\d+)$/, (_m, ep: string, h: string) => `${ep}, ${this.hashToken(h)}`);
     // etcdctl pads ids to 16 hex digits with spaces (%16x); an id with fewer digits pads more.
     t = t.replace(/ {2,}(<(?:member|cluster|id)[^>]*>)/g, ' $1');
+    // A lease's keys come from a Go map in etcd: their order is unspecified.
+    t = t.replace(/attached keys\(\[(.*)\]\)/, (_m, ks: string) => `attached keys([${ks.split(' ').sort().join(' ')}])`);
     // `member add` lists the cluster in member id order, which differs with the ids.
     t = t.replace(/^ETCD_INITIAL_CLUSTER="(.*)"$/, (_m, v: string) => `ETCD_INITIAL_CLUSTER="${v.split(',').sort().join(',')}"`);
     return t;
@@ -146,7 +148,9 @@ export class Normalizer {
   private json(v: unknown, key: string, parent: Record<string, unknown> | undefined, sort: boolean): unknown {
     if (Array.isArray(v)) {
       const a = v.map((x) => this.json(x, key, parent, sort));
-      return sort ? a.sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))) : a;
+      // A lease's keys (timetolive --keys) come from a Go map in etcd: their order is unspecified.
+      const unordered = key === 'keys' && parent !== undefined && ('granted-ttl' in parent || 'grantedTTL' in parent);
+      return sort || unordered ? a.sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))) : a;
     }
     if (v !== null && typeof v === 'object') {
       const o = v as Record<string, unknown>;
