@@ -107,7 +107,8 @@ function snapshot(ctx: EdgeContext, call: ServerWritableStream<object, object>):
     t.done(Status.CANCELLED);
   });
   const send = async (blob: Buffer, remaining: number): Promise<void> => {
-    const ok = call.write({ header: currentHeader(ctx.store), remainingBytes: remaining, blob });
+    // No header: etcd's SnapshotResponse messages carry only remaining_bytes and blob.
+    const ok = call.write({ remainingBytes: remaining, blob });
     t.sent();
     if (!ok) await once(call, 'drain');
   };
