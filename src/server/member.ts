@@ -96,7 +96,10 @@ export class Member implements StoreApi {
   /** Resolves once the member has stopped, whatever stopped it. */
   readonly done: Promise<void>;
   private resolveDone: () => void = () => undefined;
-  /** Set when this member applied its own removal: it stops, as etcd does, rather than serve a cluster it left. */
+  /**
+   * Set once this member learns it was removed (it applied its own removal, or its peers refuse it as
+   * removed): it stops, as etcd does, rather than serve a cluster it left.
+   */
   removedFromCluster = false;
 
   constructor(readonly cfg: MemberConfig) {
