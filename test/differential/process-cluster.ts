@@ -151,7 +151,7 @@ export class ProcessCluster {
       for (const s of initial) c.launch(s, initialCluster, 'new');
       await c.waitHealthy(initial.map((s) => s.name));
     } catch (e) {
-      await c.stop(true);
+      await c.stop();
       throw e;
     }
     return c;
