@@ -3,11 +3,13 @@
 // up), and every step's exit code, stdout and stderr must be equal once normalized (normalize.ts says
 // what legitimately differs). A step marked @known=<id> is a divergence documented in
 // KNOWN-DIVERGENCES.md: it must still differ, so fixing one makes its marker go too.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBoth } from './process-cluster.js';
+import { makePeerCert } from '../server/helpers/test-certs.js';
 import type { ProcessCluster } from './process-cluster.js';
 import { parseScript } from './script.js';
 import { SideRunner } from './side-runner.js';
@@ -25,12 +27,16 @@ function view(r: StepRecord | undefined): object | undefined {
 }
 
 describe.each(scripts)('etcdctl script %s: Setpoint answers as etcd 3.4 does', (file) => {
-  const steps = parseScript(readFileSync(join(scriptDir, file), 'utf8'));
+  const source = readFileSync(join(scriptDir, file), 'utf8');
+  const steps = parseScript(source);
+  // `#! tls` on a line of its own: both clusters serve clients over TLS with client certificates.
+  const certDir = /^#!\s*tls\s*$/m.test(source) ? mkdtempSync(join(tmpdir(), 'setpoint-diff-certs-')) : undefined;
   let etcd: ProcessCluster | undefined;
   let setpoint: ProcessCluster | undefined;
 
   beforeAll(async () => {
-    ({ etcd, setpoint } = await startBoth({ spare: 1 }));
+    const tls = certDir !== undefined ? makePeerCert(certDir, 'client') : undefined;
+    ({ etcd, setpoint } = await startBoth({ spare: 1, ...(tls ? { tls } : {}) }));
   }, 60_000);
 
   afterAll(async () => {
@@ -38,6 +44,7 @@ describe.each(scripts)('etcdctl script %s: Setpoint answers as etcd 3.4 does', (
     const keep = process.env['DIFF_KEEP'] === '1';
     if (keep) console.log(`kept: ${etcd?.dir ?? ''} ${setpoint?.dir ?? ''}`);
     await Promise.all([etcd?.stop(keep), setpoint?.stop(keep)]);
+    if (certDir !== undefined) rmSync(certDir, { recursive: true, force: true });
   });
 
   it('every step matches', async () => {

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import https from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,15 @@ export interface ClusterOptions {
   readonly flags?: readonly string[];
   /** Where the temp dir goes (same disk for both flavors in the benchmark). */
   readonly baseDir?: string;
+  /** Client TLS: https client URLs with --cert-file/--key-file/--trusted-ca-file --client-cert-auth. */
+  readonly tls?: ClientTls;
+}
+
+/** A CA and a certificate it signs, good for 127.0.0.1 as server and as client. */
+export interface ClientTls {
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
 }
 
 export interface Slot {
@@ -96,13 +106,32 @@ export async function waitUntil(check: () => Promise<boolean> | boolean, what: s
   }
 }
 
-async function healthy(clientUrl: string): Promise<boolean> {
-  try {
-    const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(2000) });
-    return res.status === 200 && (await res.text()).includes('"true"');
-  } catch {
-    return false;
+/** GET on a member's client URL (with the client certificate when it serves TLS); undefined when unreachable. */
+export async function httpGet(url: string, tls?: ClientTls): Promise<{ status: number; body: string } | undefined> {
+  if (!url.startsWith('https:')) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      return { status: res.status, body: await res.text() };
+    } catch {
+      return undefined;
+    }
   }
+  const opts = tls ? { ca: readFileSync(tls.caFile), cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } : {};
+  return new Promise((resolveGet) => {
+    const req = https.get(url, { ...opts, timeout: 2000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body }));
+      res.on('error', () => resolveGet(undefined));
+    });
+    req.on('error', () => resolveGet(undefined));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+async function healthy(clientUrl: string, tls?: ClientTls): Promise<boolean> {
+  const r = await httpGet(`${clientUrl}/health`, tls);
+  return r !== undefined && r.status === 200 && r.body.includes('"true"');
 }
 
 export class ProcessCluster {
@@ -112,6 +141,7 @@ export class ProcessCluster {
     readonly flavor: Flavor,
     readonly dir: string,
     private readonly flags: readonly string[],
+    readonly tls: ClientTls | undefined,
   ) {}
 
   /**
@@ -132,12 +162,13 @@ export class ProcessCluster {
     hookExit();
     const size = opts.size ?? 3;
     const dir = await mkdtemp(join(opts.baseDir ?? tmpdir(), `setpoint-diff-${flavor}-`));
-    const c = new ProcessCluster(flavor, dir, opts.flags ?? []);
+    const tlsFlags = opts.tls ? ['--cert-file', opts.tls.certFile, '--key-file', opts.tls.keyFile, '--trusted-ca-file', opts.tls.caFile, '--client-cert-auth'] : [];
+    const c = new ProcessCluster(flavor, dir, [...tlsFlags, ...(opts.flags ?? [])], opts.tls);
     for (let i = 1; i <= size + (opts.spare ?? 0); i++) {
       const [cp, pp] = [await freePort(), await freePort()];
       c.slots.push({
         name: `n${i}`,
-        clientUrl: `http://127.0.0.1:${cp}`,
+        clientUrl: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${cp}`,
         peerUrl: `http://127.0.0.1:${pp}`,
         dataDir: join(dir, `n${i}.data`),
         logFile: join(dir, `n${i}.log`),
@@ -202,7 +233,7 @@ export class ProcessCluster {
   async waitHealthy(names: readonly string[], timeoutMs = 30_000): Promise<void> {
     await waitUntil(async () => {
       for (const n of names) if (!this.running(n)) throw new Error(`${this.flavor} ${n} exited early:\n${this.logTail(n)}`);
-      for (const n of names) if (!(await healthy(this.slot(n).clientUrl))) return false;
+      for (const n of names) if (!(await healthy(this.slot(n).clientUrl, this.tls))) return false;
       return true;
     }, `${this.flavor} members ${names.join(',')} to be healthy`, timeoutMs);
   }

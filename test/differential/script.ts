@@ -12,6 +12,8 @@ export interface Modifiers {
   readonly ep?: string;
   /** A divergence recorded in KNOWN-DIVERGENCES.md under this id: the outputs must still differ. */
   readonly known?: string;
+  /** On a TLS cluster, run etcdctl without the client certificate flags (the step gives its own). */
+  readonly noTls?: boolean;
 }
 
 export type Step =
@@ -93,6 +95,7 @@ export function parseScript(source: string): Step[] {
     const ws = words(cmd);
     let sort = false;
     let retry = false;
+    let noTls = false;
     let ep: string | undefined;
     let known: string | undefined;
     let retryWhile: string | undefined;
@@ -101,6 +104,7 @@ export function parseScript(source: string): Step[] {
       const w = ws.shift() as string;
       if (w === '@sort') sort = true;
       else if (w === '@retry') retry = true;
+      else if (w === '@no-tls') noTls = true;
       else if (w.startsWith('@ep=')) ep = w.slice(4);
       else if (w.startsWith('@known=')) known = w.slice(7);
       else if (w.startsWith('@retry-while=')) retryWhile = w.slice(13);
@@ -114,6 +118,7 @@ export function parseScript(source: string): Step[] {
       ...(retryWhile !== undefined ? { retryWhile } : {}),
       ...(ep !== undefined ? { ep } : {}),
       ...(known !== undefined ? { known } : {}),
+      ...(noTls ? { noTls } : {}),
     };
     steps.push({ kind: 'run', line, text, mods, args: ws, ...(bg !== undefined ? { bg } : {}), ...(stdin !== undefined ? { stdin } : {}) });
   });

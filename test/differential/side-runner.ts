@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessCluster } from './process-cluster.js';
-import { waitUntil } from './process-cluster.js';
+import { httpGet, waitUntil } from './process-cluster.js';
 import { CtlProcess, etcdctl } from './etcdctl.js';
 import type { CtlResult } from './etcdctl.js';
 import { Normalizer, parseJsonBig } from './normalize.js';
@@ -55,11 +55,21 @@ export class SideRunner {
     // Who wins the first election is chance; scripts that name the leader start with n1 on both sides.
     const { leader } = await r.roles();
     if (leader !== 'n1') {
-      const moved = await etcdctl([`--endpoints=${cluster.slot(leader).clientUrl}`, 'move-leader', r.memberHex('n1')]);
+      const moved = await r.ctl([`--endpoints=${cluster.slot(leader).clientUrl}`, 'move-leader', r.memberHex('n1')]);
       if (moved.code !== 0) throw new Error(`cannot make n1 the ${cluster.flavor} leader: ${moved.stderr}`);
       await waitUntil(async () => (await r.roles()).leader === 'n1', 'n1 to lead');
     }
     return r;
+  }
+
+  /** The client certificate flags for a TLS cluster, first, so a script's own flags (e.g. --cert=) win. */
+  private tlsArgs(): string[] {
+    const t = this.cluster.tls;
+    return t ? [`--cacert=${t.caFile}`, `--cert=${t.certFile}`, `--key=${t.keyFile}`] : [];
+  }
+
+  private ctl(args: readonly string[], stdin = '', tls = true): Promise<CtlResult> {
+    return etcdctl([...(tls ? this.tlsArgs() : []), ...args], stdin);
   }
 
   private memberHex(name: string): string {
@@ -74,7 +84,7 @@ export class SideRunner {
 
   /** Learns member ids and the cluster id from `member list -w json`. */
   private async refreshMembers(): Promise<void> {
-    const r = await etcdctl([`--endpoints=${this.allEndpoints}`, 'member', 'list', '-w', 'json']);
+    const r = await this.ctl([`--endpoints=${this.allEndpoints}`, 'member', 'list', '-w', 'json']);
     const j = parseJsonBig(r.stdout) as { header: { cluster_id: string | number }; members: { ID: string | number; name?: string; peerURLs?: string[] }[] };
     this.norm.side.clusterId = hex(j.header.cluster_id);
     for (const m of j.members) {
@@ -88,7 +98,7 @@ export class SideRunner {
   private async roles(): Promise<{ leader: string; follower: string }> {
     let out: { leader: string; follower: string } | undefined;
     await waitUntil(async () => {
-      const r = await etcdctl([`--endpoints=${this.allEndpoints}`, 'endpoint', 'status', '-w', 'json']);
+      const r = await this.ctl([`--endpoints=${this.allEndpoints}`, 'endpoint', 'status', '-w', 'json']);
       let st: StatusJson[];
       try {
         st = parseJsonBig(r.stdout) as StatusJson[];
@@ -139,6 +149,17 @@ export class SideRunner {
         case 'peer':
           out += this.cluster.slot(arg).peerUrl;
           break;
+        case 'hostport':
+          out += this.cluster.slot(await this.memberName(arg)).clientUrl.replace(/^https?:\/\//, '');
+          break;
+        case 'ca':
+        case 'cert':
+        case 'key': {
+          const t = this.cluster.tls;
+          if (!t) throw new Error(`{${kind}} needs a TLS cluster (#! tls)`);
+          out += kind === 'ca' ? t.caFile : kind === 'cert' ? t.certFile : t.keyFile;
+          break;
+        }
         case 'id':
           out += this.memberHex(await this.memberName(arg));
           break;
@@ -173,7 +194,7 @@ export class SideRunner {
   private async watchRequests(): Promise<number> {
     let n = 0;
     for (const ep of this.cluster.endpoints()) {
-      const text = await fetch(`${ep}/metrics`).then((r) => r.text(), () => '');
+      const text = (await httpGet(`${ep}/metrics`, this.cluster.tls))?.body ?? '';
       for (const l of text.split('\n')) {
         if (l.startsWith('grpc_server_msg_received_total{') && l.includes('grpc_method="Watch"') && l.includes('grpc_service="etcdserverpb.Watch"')) {
           n += Number(l.slice(l.lastIndexOf(' ') + 1));
@@ -239,21 +260,21 @@ export class SideRunner {
         const stdin = step.stdin !== undefined ? await this.expand(step.stdin) : '';
         if (step.bg !== undefined) {
           const before = await this.watchRequests();
-          const proc = new CtlProcess(argv);
+          const proc = new CtlProcess([...this.tlsArgs(), ...argv]);
           if (stdin !== '') proc.write(stdin.replace(/\n$/, ''));
           this.bg.set(step.bg, { proc, step });
           // A plain watch must be in place before the next step writes what it should see.
           if (args[0] === 'watch' && !args.includes('-i') && !args.includes('--interactive')) await this.untilWatchRequest(before, step.text, proc);
           return undefined;
         }
-        let r = await etcdctl(argv, stdin);
+        let r = await this.ctl(argv, stdin, step.mods.noTls !== true);
         const again = (x: CtlResult): boolean =>
           (step.mods.retry && x.code !== 0) || (step.mods.retryWhile !== undefined && (x.stdout + x.stderr).includes(step.mods.retryWhile));
         if (again(r)) {
           const deadline = Date.now() + RETRY_FOR_MS;
           while (again(r) && Date.now() < deadline) {
             await new Promise((res) => setTimeout(res, 200));
-            r = await etcdctl(argv, stdin);
+            r = await this.ctl(argv, stdin, step.mods.noTls !== true);
           }
         }
         return this.record(step, r, step.mods.sort, step.mods.known);
@@ -291,7 +312,7 @@ export class SideRunner {
         this.cluster.launch(this.cluster.slot(step.name), this.lastInitialCluster, 'existing');
         // Started as etcdctl means it: the member has published its name to the cluster.
         await waitUntil(async () => {
-          const r = await etcdctl([`--endpoints=${this.allEndpoints}`, 'member', 'list']);
+          const r = await this.ctl([`--endpoints=${this.allEndpoints}`, 'member', 'list']);
           return r.stdout.includes(`, started, ${step.name}, `);
         }, `${step.name} to publish its name`);
         return undefined;
