@@ -158,7 +158,8 @@ export class KvStore {
     for (const [key, ki] of this.index.entries()) if (ki.isLive() && ki.lease !== '0') this.lessor.attach(ki.lease, key);
     this.backend.size = size;
     // A compaction that was recorded but not finished before a crash: finish it now.
-    if (this.compactRev > 0) this.compacting = this.physicallyCompact(this.compactRev);
+    const done = (await this.backend.getMeta<number>('compactDone')) ?? 0;
+    if (this.compactRev > done) this.compacting = this.physicallyCompact(this.compactRev);
   }
 
   onCommit(l: CommitListener): () => void {
@@ -718,6 +719,8 @@ export class KvStore {
     }
     for (const k of pending) this.backend.del(k);
     this.backend.size = Math.max(0, this.backend.size - removed);
+    // Recorded in the same batch as the deletes, so a restart resumes only an unfinished compaction.
+    this.backend.putMeta('compactDone', rev);
     await this.backend.flush();
   }
 
