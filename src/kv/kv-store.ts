@@ -27,7 +27,7 @@ import { KeyIndex } from './key-index.js';
 import { etcdError } from './errors.js';
 import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
-import { DEFAULT_MAX_TXN_OPS, checkRange, checkTxn } from './txn-check.js';
+import { DEFAULT_MAX_TXN_OPS, checkRange, checkTxn, putCost } from './txn-check.js';
 import { Lessor } from './lessor.js';
 import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
 
@@ -594,7 +594,7 @@ export class KvStore {
     const { writes } = this.precheck(ops, nested, this.currentRev);
     // Like etcd's capped applier: only writes that add data are refused; deletes still free space.
     if (writes) {
-      const cost = this.putCost(ops, nested);
+      const cost = this.pathPutCost(ops, nested);
       if (cost > 0) this.checkQuota(cost);
     }
     const tx = this.beginWrite();
@@ -604,11 +604,11 @@ export class KvStore {
   }
 
   /** Approximate bytes the chosen path's puts add (0 when it only deletes or reads). */
-  private putCost(ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>): number {
+  private pathPutCost(ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>): number {
     let cost = 0;
     for (const op of ops) {
-      if ('requestPut' in op) cost += op.requestPut.key.length + (op.requestPut.value?.length ?? 0) + 48;
-      else if ('requestTxn' in op) cost += this.putCost((nested.get(op.requestTxn) ? op.requestTxn.success : op.requestTxn.failure) ?? [], nested);
+      if ('requestPut' in op) cost += putCost(op.requestPut);
+      else if ('requestTxn' in op) cost += this.pathPutCost((nested.get(op.requestTxn) ? op.requestTxn.success : op.requestTxn.failure) ?? [], nested);
     }
     return cost;
   }

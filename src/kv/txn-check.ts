@@ -6,6 +6,11 @@ import { keyRange, inRange, toKey, type KeyRange } from './key-range.js';
 
 export const DEFAULT_MAX_TXN_OPS = 128;
 
+/** The bytes a put adds to the store, roughly: what quota checks charge for it. */
+export function putCost(p: PutRequest): number {
+  return p.key.length + (p.value?.length ?? 0) + 48;
+}
+
 export function checkRange(r: RangeRequest | DeleteRangeRequest): void {
   if (r.key.length === 0) throw etcdError('EMPTY_KEY');
 }

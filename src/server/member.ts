@@ -18,7 +18,7 @@ import { decodeConfChange } from '../raft/types.js';
 import { DurableRaftStorage } from '../storage/raft-storage.js';
 import { KvStore } from '../kv/kv-store.js';
 import { EtcdError, etcdError } from '../kv/errors.js';
-import { checkPut, checkRange, checkTxn } from '../kv/txn-check.js';
+import { checkPut, checkRange, checkTxn, putCost } from '../kv/txn-check.js';
 import { WatchableStore } from '../watch/watchable-store.js';
 import { WatchStream } from '../watch/watch-stream.js';
 import { Membership, memberIdFor, toInfo } from './membership.js';
@@ -612,7 +612,7 @@ export class Member implements StoreApi {
 
   async put(req: PutRequest): Promise<PutResponse> {
     checkPut(req);
-    this.checkQuota(req.key.length + (req.value?.length ?? 0) + 48);
+    this.checkQuota(putCost(req));
     return this.proposeRequest<PutResponse>({ t: 'put', id: this.nextReqId(), req });
   }
 
@@ -945,7 +945,7 @@ function isReadOnly(req: TxnRequest): boolean {
 function putBytes(req: TxnRequest): number {
   let n = 0;
   for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
-    if ('requestPut' in op) n += op.requestPut.key.length + (op.requestPut.value?.length ?? 0) + 48;
+    if ('requestPut' in op) n += putCost(op.requestPut);
     else if ('requestTxn' in op) n += putBytes(op.requestTxn);
   }
   return n;
