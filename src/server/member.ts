@@ -2,7 +2,7 @@
 // requests into log entries and waits for them to apply, serves linearizable reads through ReadIndex, runs
 // lease expiry on the leader, and keeps the membership. The gRPC services call it through StoreApi.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Entry, Message, NodeId, Ready, Snapshot, SoftState } from '../raft/types.js';
@@ -23,7 +23,7 @@ import { WatchableStore } from '../watch/watchable-store.js';
 import { WatchStream } from '../watch/watch-stream.js';
 import { Membership, memberIdFor, toInfo } from './membership.js';
 import type { ClusterMember } from './membership.js';
-import { decodeRequest, encodeRequest } from './requests.js';
+import { decodeConfChangeContext, decodeRequest, encodeConfChangeContext, encodeRequest } from './requests.js';
 import { ReadBarrier } from './read-barrier.js';
 import type { MemberMetrics } from './member-metrics.js';
 
@@ -424,7 +424,7 @@ export class Member implements StoreApi {
 
   private applyConfChange(e: Entry): void {
     const cc = decodeConfChange(e.data);
-    const ctx = cc.context ? (decodeRequestContext(cc.context) as { reqId: string; member: ClusterMember }) : undefined;
+    const ctx = cc.context ? decodeConfChangeContext(cc.context) : undefined;
     const cs = this.node.applyConfChange(cc);
     const id = cc.nodeId;
     switch (cc.type) {
@@ -760,7 +760,7 @@ export class Member implements StoreApi {
   private proposeConfChange<T>(type: 'addNode' | 'addLearner' | 'removeNode', nodeId: number, member: ClusterMember): Promise<T> {
     this.checkAcceptingWrites();
     const reqId = this.nextReqId();
-    const context = encodeRequestContext({ reqId, member });
+    const context = encodeConfChangeContext({ reqId, member });
     return this.waitFor<T>(reqId, () => {
       if (this.softState.lead === 0) throw etcdError('NO_LEADER');
       try {
@@ -951,17 +951,8 @@ function putBytes(req: TxnRequest): number {
   return n;
 }
 
-function encodeRequestContext(v: unknown): Uint8Array {
-  return encodeRequest(v as InternalRequest);
-}
-
-function decodeRequestContext(b: Uint8Array): unknown {
-  return decodeRequest(b);
-}
-
 /** Stages snapshot chunks in a file: length-prefixed records. */
 async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Promise<void> {
-  const { open } = await import('node:fs/promises');
   const fh = await open(path, 'w');
   try {
     for await (const c of chunks) {
@@ -977,7 +968,6 @@ async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Pro
 }
 
 async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
-  const { open } = await import('node:fs/promises');
   const fh = await open(path, 'r');
   try {
     const len = Buffer.alloc(4);

@@ -4,6 +4,7 @@
 import { pack, unpack } from 'msgpackr';
 import type { DeleteRangeRequest, PutRequest, TxnRequest } from '../kv/types.js';
 import type { AlarmType } from './store-api.js';
+import type { ClusterMember } from './membership.js';
 
 export type InternalRequest =
   | { readonly t: 'put'; readonly id: string; readonly req: PutRequest }
@@ -23,4 +24,18 @@ export function encodeRequest(r: InternalRequest): Uint8Array {
 
 export function decodeRequest(data: Uint8Array): InternalRequest {
   return unpack(data) as InternalRequest;
+}
+
+/** What a membership change carries in its ConfChange context: the member, and the waiting caller. */
+export interface ConfChangeContext {
+  readonly reqId: string;
+  readonly member: ClusterMember;
+}
+
+export function encodeConfChangeContext(c: ConfChangeContext): Uint8Array {
+  return pack(c);
+}
+
+export function decodeConfChangeContext(data: Uint8Array): ConfChangeContext {
+  return unpack(data) as ConfChangeContext;
 }
