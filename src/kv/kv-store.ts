@@ -49,7 +49,8 @@ type BTreeClass = typeof btree.default;
 const BTree: BTreeClass = (btree as unknown as { default?: BTreeClass }).default ?? (btree as unknown as BTreeClass);
 const EMPTY = Buffer.alloc(0);
 const LEASE_PREFIX = 0x6c; // 'l'
-const DEFAULT_QUOTA = 2 * 1024 * 1024 * 1024;
+/** etcd's default --quota-backend-bytes. */
+export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
 
 function leaseKey(id: string): Buffer {
   return Buffer.concat([Buffer.from([LEASE_PREFIX]), Buffer.from(id)]);
@@ -106,7 +107,7 @@ export class KvStore {
     private readonly backend: Backend,
     opts: KvStoreOptions,
   ) {
-    this.quota = opts.quotaBackendBytes && opts.quotaBackendBytes > 0 ? opts.quotaBackendBytes : DEFAULT_QUOTA;
+    this.quota = opts.quotaBackendBytes && opts.quotaBackendBytes > 0 ? opts.quotaBackendBytes : DEFAULT_QUOTA_BYTES;
     this.maxTxnOps = opts.maxTxnOps ?? DEFAULT_MAX_TXN_OPS;
     this.lessor = new Lessor(opts.minLeaseTtl ?? 2, opts.now ?? Date.now);
   }

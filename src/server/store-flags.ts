@@ -2,6 +2,7 @@
 // ETCD_* environment variables etcd reads (flags win). A script that starts an etcd cluster starts a
 // Setpoint one by changing only the program name.
 import { parseInitialCluster } from './membership.js';
+import { DEFAULT_QUOTA_BYTES } from '../kv/kv-store.js';
 
 export interface TlsFiles {
   readonly certFile: string;
@@ -60,7 +61,6 @@ export const STORE_FLAG_DEFAULTS: Record<string, string> = {
   'log-level': 'info',
 };
 
-const DEFAULT_QUOTA = 2 * 1024 * 1024 * 1024;
 const MAX_QUOTA = 8 * 1024 * 1024 * 1024;
 
 export class FlagError extends Error {
@@ -135,7 +135,7 @@ export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
   const election = int('election-timeout', get('election-timeout'), 1);
   if (election < 5 * heartbeat) throw new FlagError(`--election-timeout[${election}ms] should be at least as 5 times as --heartbeat-interval[${heartbeat}ms]`);
   let quota = int('quota-backend-bytes', get('quota-backend-bytes'), -1);
-  if (quota <= 0) quota = DEFAULT_QUOTA;
+  if (quota <= 0) quota = DEFAULT_QUOTA_BYTES;
   if (quota > MAX_QUOTA) quota = MAX_QUOTA;
   const clientTls = tls(raw, '');
   const peerTls = tls(raw, 'peer-');
