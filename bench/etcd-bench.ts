@@ -17,12 +17,14 @@ import type { Flavor } from '../test/differential/process-cluster.js';
 const QUICK = process.argv.includes('--quick');
 /** `--only=reads,watch,failover,perf`: run only those parts (development). */
 const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'perf,reads,watch,failover').split(','));
+/** `--side=setpoint` or `--side=etcd`: measure one side only (development; the table shows — for the other). */
+const SIDES = (process.argv.find((a) => a.startsWith('--side='))?.slice(7) ?? 'etcd,setpoint').split(',');
 const READ_MS = QUICK ? 3000 : 10_000;
 const READ_WARMUP_MS = 1000;
 /** Connections per member and calls in flight per connection for the read load. */
 const READ_CONNS_PER_MEMBER = 8;
 const READ_INFLIGHT_PER_CONN = 16;
-const WATCHERS = 1000;
+const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const WATCH_STREAMS = 20;
 const WATCH_WRITES_PER_S = 200;
 const WATCH_MS = QUICK ? 3000 : 10_000;
@@ -389,7 +391,7 @@ async function measureRest(flavor: Flavor, cluster: ProcessCluster): Promise<Res
  * measured minutes apart at most, whatever else the machine is doing.
  */
 async function measureBoth(): Promise<{ etcd: SideResult; ours: SideResult }> {
-  const flavors = ['etcd', 'setpoint'] as const;
+  const flavors = (['etcd', 'setpoint'] as const).filter((f) => SIDES.includes(f));
   const perf: Record<Flavor, { perfM?: Perf; perfL?: Perf }> = { etcd: {}, setpoint: {} };
   if (!QUICK && ONLY.has('perf')) {
     for (const load of ['m', 'l'] as const) {
@@ -400,7 +402,8 @@ async function measureBoth(): Promise<{ etcd: SideResult; ours: SideResult }> {
       }
     }
   }
-  const rest = {} as Record<Flavor, Rest>;
+  const none: Rest = { loneRead: NaN, lonePut: NaN, linReads: NaN, serReads: NaN, readErrors: 0, watch: { p50: NaN, p99: NaN, delivered: 0, expected: 0 }, failoverMs: [] };
+  const rest: Record<Flavor, Rest> = { etcd: none, setpoint: none };
   for (const f of flavors) rest[f] = await withCluster(f, (c) => measureRest(f, c));
   return { etcd: { ...perf.etcd, ...rest.etcd }, ours: { ...perf.setpoint, ...rest.setpoint } };
 }

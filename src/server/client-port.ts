@@ -11,7 +11,7 @@ import type { StoreApi } from './store-api.js';
 import type { EtcdMetrics } from './metrics.js';
 import { createEtcdGrpc } from './etcd-grpc.js';
 import { createClientHttp } from './client-http.js';
-import { replayIntoSocket, replayingH2Stream, sniff } from './connection-mux.js';
+import { replayIntoSocket, routeH2, sniff } from './connection-mux.js';
 
 export interface ClientTlsOptions {
   readonly certFile: string;
@@ -122,7 +122,7 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     sock.once('close', () => sockets.delete(sock));
     sniff(sock, (protocol, head) => {
       if (protocol === 'h2') {
-        grpc.injectConnection(replayingH2Stream(sock, head));
+        routeH2(sock, head, { direct: (s) => grpc.injectConnection(s), relay: (conn) => grpc.injectConnection(conn) });
       } else {
         replayIntoSocket(sock, head);
         http.emit('connection', sock);

@@ -1,11 +1,13 @@
 // One port, two protocols, as etcd's cmux does it: read the first bytes of each connection (after TLS, if
 // any) and hand connections that open with the HTTP/2 client preface to gRPC, the rest to HTTP/1.1.
-// Node's HTTP/1 parser picks up bytes put back with unshift(); its HTTP/2 session reads the socket's
-// handle directly and would miss them, so gRPC gets a stream that replays the bytes read, then relays
-// (passing the client's bytes through the :authority fix that Go clients need, h2-authority.ts).
+// Both get the bytes read so far back with unshift() (Node's HTTP/2 session reads a socket's buffered
+// bytes first). One more step for HTTP/2: Go clients that dial "passthrough:///http://host:port" send
+// that whole URL as :authority, which Node's HTTP/2 server refuses, so the connection's first request
+// is read before choosing (routeH2): a valid :authority gets the socket itself, an invalid one a relay
+// that rewrites it in every request (h2-authority.ts) — correct, but every byte then crosses JS.
 import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import { AuthorityFixer } from './h2-authority.js';
+import { AuthorityFixer, FLAG_ACK, FRAME_HEADER_LEN, TYPE_HEADERS, TYPE_SETTINGS, fixAuthority, headerBlockBounds } from './h2-authority.js';
 
 /** The HTTP/2 client connection preface (RFC 9113 §3.4). */
 export const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
@@ -42,12 +44,92 @@ export function replayIntoSocket(sock: Socket, head: Buffer): void {
   sock.unshift(head);
 }
 
+/** An empty SETTINGS frame: a valid server connection preface, sent before Node's own. */
+const EMPTY_SETTINGS = Buffer.from([0, 0, 0, TYPE_SETTINGS, 0, 0, 0, 0, 0]);
+/** How long to wait for the first request before relaying anyway (an idle client loses nothing). */
+const FIRST_REQUEST_WAIT_MS = 1000;
+
+/** What routeH2 hands on: the socket itself (with the bytes read put back), or a relaying stream. */
+export interface H2Handoff {
+  direct(sock: Socket): void;
+  relay(conn: Duplex): void;
+}
+
+/**
+ * Chooses how an HTTP/2 connection (`head` = the bytes read so far, starting with the preface) reaches
+ * the gRPC server. Go clients wait for the server's SETTINGS before their first request, so an empty
+ * SETTINGS frame goes out at once; the client's ACK of it is taken out of the bytes (Node's session
+ * never sent it and would call the ACK a protocol error). Once that ACK and the first complete HEADERS
+ * frame are in: direct hand-off if its :authority is valid, the relay if not (or if the first request
+ * does not come within a second, or its headers span CONTINUATION frames).
+ */
+export function routeH2(sock: Socket, head: Buffer, to: H2Handoff): void {
+  let buf = head;
+  let scanned = HTTP2_PREFACE.length;
+  let ackSeen = false;
+  let headers: Buffer | undefined;
+  let decided = false;
+  const finish = (direct: boolean): void => {
+    if (decided) return;
+    decided = true;
+    clearTimeout(timer);
+    sock.removeListener('data', onData);
+    sock.removeListener('error', onError);
+    sock.removeListener('close', onClose);
+    sock.pause();
+    if (direct) {
+      sock.unshift(buf);
+      to.direct(sock);
+    } else {
+      to.relay(replayingH2Stream(sock, buf, !ackSeen));
+    }
+  };
+  const scan = (): void => {
+    while (scanned + FRAME_HEADER_LEN <= buf.length) {
+      const len = buf.readUIntBE(scanned, 3);
+      const end = scanned + FRAME_HEADER_LEN + len;
+      if (end > buf.length) break;
+      const type = buf[scanned + 3];
+      const flags = buf[scanned + 4] as number;
+      if (!ackSeen && type === TYPE_SETTINGS && (flags & FLAG_ACK) !== 0 && len === 0) {
+        ackSeen = true;
+        buf = Buffer.concat([buf.subarray(0, scanned), buf.subarray(end)]);
+        continue;
+      }
+      if (type === TYPE_HEADERS && !headers) headers = buf.subarray(scanned, end);
+      scanned = end;
+    }
+    if (!headers) return;
+    const bounds = headerBlockBounds(headers);
+    if (!bounds) return finish(false);
+    if (ackSeen) finish(fixAuthority(headers.subarray(bounds.start, bounds.end)) === undefined);
+  };
+  const onData = (chunk: Buffer): void => {
+    buf = Buffer.concat([buf, chunk]);
+    scan();
+  };
+  const onError = (): void => {
+    sock.destroy();
+  };
+  const onClose = (): void => {
+    clearTimeout(timer);
+  };
+  const timer = setTimeout(() => finish(false), FIRST_REQUEST_WAIT_MS);
+  sock.on('data', onData);
+  sock.on('error', onError);
+  sock.on('close', onClose);
+  sock.write(EMPTY_SETTINGS);
+  scan();
+  if (!decided) sock.resume();
+}
+
 /**
  * A stream over an HTTP/2 connection that first yields `head`, then whatever `sock` reads (both through
- * the :authority fix), with backpressure both ways. Closing either side closes the other.
+ * the :authority fix, which also drops the client's ACK of routeH2's SETTINGS if it is still to come),
+ * with backpressure both ways. Closing either side closes the other.
  */
-export function replayingH2Stream(sock: Socket, head: Buffer): Duplex {
-  const fixer = new AuthorityFixer();
+export function replayingH2Stream(sock: Socket, head: Buffer, dropSettingsAck = false): Duplex {
+  const fixer = new AuthorityFixer(dropSettingsAck);
   let flowing = true;
   const push = (chunk: Buffer): void => {
     for (const b of fixer.push(chunk)) flowing = stream.push(b) && flowing;
@@ -58,6 +140,13 @@ export function replayingH2Stream(sock: Socket, head: Buffer): Duplex {
     },
     write(chunk: Buffer, _encoding, callback) {
       sock.write(chunk, (err) => callback(err ?? null));
+    },
+    // HTTP/2 hands over many frames at once (corked): one socket write for all of them.
+    writev(chunks: { chunk: Buffer }[], callback) {
+      sock.cork();
+      for (let i = 0; i < chunks.length - 1; i++) sock.write((chunks[i] as { chunk: Buffer }).chunk);
+      sock.write((chunks[chunks.length - 1] as { chunk: Buffer }).chunk, (err) => callback(err ?? null));
+      sock.uncork();
     },
     final(callback) {
       sock.end();

@@ -70,8 +70,9 @@ function instrumented(fullName: string, counters: ByteCounters | undefined): Ser
         Object.defineProperty(req, WIRE_SIZE, { value: buf.length, enumerable: false });
         return req;
       },
+      // A Buffer is a response encoded already (the Watch service encodes its own: watch-encode.ts).
       responseSerialize: (res: object) => {
-        const buf = m.responseSerialize(res);
+        const buf = Buffer.isBuffer(res) ? res : m.responseSerialize(res);
         counters?.sent(buf.length);
         return buf;
       },

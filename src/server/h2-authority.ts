@@ -7,8 +7,10 @@
 import { huffmanDecode } from './hpack-huffman.js';
 
 const PREFACE_LEN = 24;
-const FRAME_HEADER_LEN = 9;
-const TYPE_HEADERS = 0x1;
+export const FRAME_HEADER_LEN = 9;
+export const TYPE_HEADERS = 0x1;
+export const TYPE_SETTINGS = 0x4;
+export const FLAG_ACK = 0x1;
 const FLAG_END_HEADERS = 0x4;
 const FLAG_PADDED = 0x8;
 const FLAG_PRIORITY = 0x20;
@@ -110,10 +112,13 @@ export function fixAuthority(block: Uint8Array): Buffer | undefined {
   return Buffer.concat(parts);
 }
 
-/** Rebuilds a complete HEADERS frame around a rewritten header block, keeping its padding and priority. */
-function rewriteHeadersFrame(frame: Buffer): Buffer {
+/**
+ * Where the header block of a complete HEADERS frame lies (after padding length and priority, before
+ * padding), or undefined when it continues in CONTINUATION frames or the frame is malformed.
+ */
+export function headerBlockBounds(frame: Uint8Array): { start: number; end: number } | undefined {
   const flags = frame[4] as number;
-  if ((flags & FLAG_END_HEADERS) === 0) return frame; // continued in CONTINUATION frames: left alone
+  if ((flags & FLAG_END_HEADERS) === 0) return undefined;
   let start = FRAME_HEADER_LEN;
   let padLen = 0;
   if (flags & FLAG_PADDED) {
@@ -122,10 +127,17 @@ function rewriteHeadersFrame(frame: Buffer): Buffer {
   }
   if (flags & FLAG_PRIORITY) start += 5;
   const end = frame.length - padLen;
-  if (end < start) return frame;
+  return end >= start ? { start, end } : undefined;
+}
+
+/** Rebuilds a complete HEADERS frame around a rewritten header block, keeping its padding and priority. */
+function rewriteHeadersFrame(frame: Buffer): Buffer {
+  const bounds = headerBlockBounds(frame);
+  if (!bounds) return frame; // continued in CONTINUATION frames (or malformed): left alone
+  const { start, end } = bounds;
   const block = fixAuthority(frame.subarray(start, end));
   if (!block) return frame;
-  const payloadLen = start - FRAME_HEADER_LEN + block.length + padLen;
+  const payloadLen = start - FRAME_HEADER_LEN + block.length + (frame.length - end);
   const out = Buffer.concat([frame.subarray(0, start), block, frame.subarray(end)]);
   out.writeUIntBE(payloadLen, 0, 3);
   return out;
@@ -141,6 +153,9 @@ export class AuthorityFixer {
   private pending: Buffer | undefined;
   /** Payload bytes of a non-HEADERS frame still to pass through. */
   private passLeft = 0;
+
+  /** dropSettingsAck: the next empty SETTINGS ACK answers a frame the server behind never sent; drop it. */
+  constructor(private dropSettingsAck = false) {}
 
   push(chunk: Buffer): Buffer[] {
     const out: Buffer[] = [];
@@ -169,6 +184,11 @@ export class AuthorityFixer {
       }
       const head = this.pending as Buffer;
       const length = head.readUIntBE(0, 3);
+      if (this.dropSettingsAck && head[3] === TYPE_SETTINGS && ((head[4] as number) & FLAG_ACK) !== 0 && length === 0) {
+        this.dropSettingsAck = false;
+        this.pending = undefined;
+        continue;
+      }
       if (head[3] !== TYPE_HEADERS) {
         out.push(head.subarray(0, FRAME_HEADER_LEN));
         this.pending = undefined;

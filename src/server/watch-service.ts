@@ -8,7 +8,8 @@ import type { WatchStream } from '../watch/watch-stream.js';
 import type { EdgeContext } from './grpc-edge.js';
 import { ETCD_PACKAGE, bidi } from './grpc-edge.js';
 import type { Long } from './etcd-wire.js';
-import { num, wireEvent, wireHeader } from './etcd-wire.js';
+import { num } from './etcd-wire.js';
+import { WatchResponseEncoder } from './watch-encode.js';
 
 const SERVICE = `${ETCD_PACKAGE}.Watch`;
 
@@ -58,22 +59,16 @@ export function parseWatchRequest(req: WireWatchRequest): WatchRequest | undefin
 
 export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServiceImplementation {
   const { store } = ctx;
+  // Shared by every stream of this member, so each event is encoded once however many watchers get it.
+  const encoder = new WatchResponseEncoder();
   return {
     Watch: bidi<WireWatchRequest, object>(ctx, SERVICE, 'Watch', (call: ServerDuplexStream<WireWatchRequest, object>, session) => {
       // Set once the stream exists; the stream only sends from its own pump, after it is constructed.
       let resume: () => void = () => undefined;
       const send = (r: WatchResponse): boolean => {
         if (session.ended) return true;
-        const ok = call.write({
-          header: wireHeader(store.header(r.header.revision), r.header.revision),
-          watchId: r.watchId,
-          created: r.created,
-          canceled: r.canceled,
-          compactRevision: r.compactRevision,
-          cancelReason: r.cancelReason,
-          fragment: r.fragment,
-          events: r.events.map(wireEvent),
-        });
+        // Already encoded: the service's serializer passes Buffers through (etcd-proto.ts).
+        const ok = call.write(encoder.encode(store.header(r.header.revision), r));
         session.tracker.sent();
         // The WatchStream stops at `false` and waits for resume(): one drain listener per pause.
         if (!ok) call.once('drain', () => resume());

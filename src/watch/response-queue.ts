@@ -5,13 +5,22 @@
 
 interface Item<O, V> {
   readonly owner: O | undefined;
-  readonly value: V;
+  value: V;
+  /** Pushes this item holds (more than one once later ones were merged into it). */
+  weight: number;
+  /** Still in the queue (a shifted item takes no more merges). */
+  queued: boolean;
 }
+
+/** Folds `next` into `queued`, or says they must stay apart (undefined). */
+export type Merge<V> = (queued: V, next: V) => V | undefined;
 
 export class ResponseQueue<O, V> {
   private items: (Item<O, V> | undefined)[] = [];
   private head = 0;
   private readonly counts = new Map<O, number>();
+  /** Each owner's newest queued item, the only one a push may merge into (order is kept). */
+  private readonly newest = new Map<O, Item<O, V>>();
 
   constructor(readonly perOwner: number) {}
 
@@ -19,18 +28,33 @@ export class ResponseQueue<O, V> {
     return this.items.length - this.head;
   }
 
-  /** Queues an owner's response unless the owner already has `perOwner` waiting. */
-  tryPush(owner: O, value: V): boolean {
+  /**
+   * Queues an owner's response unless the owner already has `perOwner` waiting (merged ones count
+   * one each). With `merge`, a response may be folded into the owner's newest queued one instead of
+   * queued behind it — only when nothing of the same owner would be overtaken.
+   */
+  tryPush(owner: O, value: V, merge?: Merge<V>): boolean {
     const n = this.counts.get(owner) ?? 0;
     if (n >= this.perOwner) return false;
     this.counts.set(owner, n + 1);
-    this.items.push({ owner, value });
+    const last = this.newest.get(owner);
+    if (merge && last?.queued) {
+      const m = merge(last.value, value);
+      if (m !== undefined) {
+        last.value = m;
+        last.weight++;
+        return true;
+      }
+    }
+    const it: Item<O, V> = { owner, value, weight: 1, queued: true };
+    this.items.push(it);
+    this.newest.set(owner, it);
     return true;
   }
 
-  /** Queues a control response: never refused. */
+  /** Queues a control response: never refused, never merged. */
   push(value: V): void {
-    this.items.push({ owner: undefined, value });
+    this.items.push({ owner: undefined, value, weight: 1, queued: true });
   }
 
   /** The oldest response, and whether its owner was at its bound (it may have a victim to retry). */
@@ -42,13 +66,15 @@ export class ResponseQueue<O, V> {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }
+    it.queued = false;
     let wasFull = false;
     if (it.owner !== undefined) {
+      if (this.newest.get(it.owner) === it) this.newest.delete(it.owner);
       const n = this.counts.get(it.owner);
       if (n !== undefined) {
         wasFull = n >= this.perOwner;
-        if (n <= 1) this.counts.delete(it.owner);
-        else this.counts.set(it.owner, n - 1);
+        if (n <= it.weight) this.counts.delete(it.owner);
+        else this.counts.set(it.owner, n - it.weight);
       }
     }
     return { value: it.value, owner: it.owner, wasFull };
@@ -58,5 +84,6 @@ export class ResponseQueue<O, V> {
     this.items = [];
     this.head = 0;
     this.counts.clear();
+    this.newest.clear();
   }
 }

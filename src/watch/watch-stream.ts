@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { WatchableStore } from './watchable-store.js';
 import type { WatcherHandle } from './watcher.js';
 import type { WatchCreateRequest, WatchRequest, WatchResponse, WatcherResponse } from './types.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, fragmentResponse } from './fragment.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, eventSize, fragmentResponse } from './fragment.js';
 import { ResponseQueue } from './response-queue.js';
 
 export interface WatchStreamOptions {
@@ -36,7 +36,22 @@ interface StreamWatch {
   progressDue: boolean;
 }
 
-type Queued = { readonly ctrl: WatchResponse } | { readonly watch: StreamWatch; readonly resp: WatcherResponse };
+type Queued = { readonly ctrl: WatchResponse } | { readonly watch: StreamWatch; readonly resp: WatcherResponse; readonly bytes: number };
+
+/**
+ * While the client is behind (the transport said stop), a watcher's next events are folded into its
+ * response still waiting in the queue, up to these bounds: one response then carries several whole
+ * revisions, as etcd's catch-up responses for a slow watcher do, and the stream sends fewer, larger
+ * messages until the client keeps up again. Revisions are never split and order is kept.
+ */
+const MERGE_MAX_EVENTS = 1000;
+const MERGE_MAX_BYTES = 64 * 1024;
+
+function eventsBytes(r: WatcherResponse): number {
+  let n = 0;
+  for (const ev of r.events) n += eventSize(ev);
+  return n;
+}
 
 function response(fields: Partial<WatchResponse> & { header: { revision: number }; watchId: number }): WatchResponse {
   return { created: false, canceled: false, compactRevision: 0, cancelReason: '', fragment: false, events: [], ...fields };
@@ -115,7 +130,7 @@ export class WatchStream {
       },
       {
         offer: (resp) => {
-          if (!this.queue.tryPush(sw, { watch: sw, resp })) return false;
+          if (!this.queue.tryPush(sw, { watch: sw, resp, bytes: eventsBytes(resp) }, this.paused ? this.mergeEvents : undefined)) return false;
           this.schedulePump();
           return true;
         },
@@ -179,6 +194,20 @@ export class WatchStream {
       sw.progressDue = true;
     }
   }
+
+  /** Folds a watcher's next events into its queued response (see MERGE_MAX_*), or undefined to keep them apart. */
+  private readonly mergeEvents = (queued: Queued, next: Queued): Queued | undefined => {
+    if (!('resp' in queued) || !('resp' in next)) return undefined;
+    const a = queued.resp;
+    const b = next.resp;
+    if (a.compactRevision !== 0 || b.compactRevision !== 0 || a.events.length === 0 || b.events.length === 0) return undefined;
+    if (a.events.length + b.events.length > MERGE_MAX_EVENTS || queued.bytes + next.bytes > MERGE_MAX_BYTES) return undefined;
+    return {
+      watch: queued.watch,
+      resp: { watchId: a.watchId, revision: b.revision, events: [...a.events, ...b.events], compactRevision: 0 },
+      bytes: queued.bytes + next.bytes,
+    };
+  };
 
   private control(r: WatchResponse): void {
     this.queue.push({ ctrl: r });

@@ -134,6 +134,11 @@ async function healthy(clientUrl: string, tls?: ClientTls): Promise<boolean> {
   return r !== undefined && r.status === 200 && r.body.includes('"true"');
 }
 
+/** Extra node options for Setpoint members, e.g. SETPOINT_MEMBER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (profiling). */
+function memberNodeArgs(): string[] {
+  return (process.env.SETPOINT_MEMBER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 export class ProcessCluster {
   readonly slots: Slot[] = [];
 
@@ -218,7 +223,7 @@ export class ProcessCluster {
       '--initial-cluster-token', 'differential',
       ...this.flags,
     ];
-    const [cmd, argv] = this.flavor === 'etcd' ? ['etcd', args] : [process.execPath, [setpointMain(), 'store', ...args]];
+    const [cmd, argv] = this.flavor === 'etcd' ? ['etcd', args] : [process.execPath, [...memberNodeArgs(), setpointMain(), 'store', ...args]];
     const fd = openSync(s.logFile, 'a');
     const proc = spawn(cmd, argv, { stdio: ['ignore', fd, fd] });
     closeSync(fd);
@@ -267,7 +272,7 @@ export class ProcessCluster {
 
   /** Kills every member and removes the temp dir (kept, with its logs, when keep is true). */
   async stop(keep = false): Promise<void> {
-    await Promise.all(this.slots.map((s) => this.kill(s.name, 'SIGKILL')));
+    await Promise.all(this.slots.map((s) => this.kill(s.name, process.env.SETPOINT_MEMBER_NODE_ARGS ? 'SIGTERM' : 'SIGKILL')));
     if (!keep) await rm(this.dir, { recursive: true, force: true });
   }
 }

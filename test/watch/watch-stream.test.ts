@@ -347,4 +347,44 @@ describe('WatchStream: a consumer that pushes back', () => {
       { bufferLen: 8 },
     );
   });
+
+  it('folds the revisions that wait while the consumer is behind into fewer responses, whole and in order', async () => {
+    await withStream(
+      async ({ kv, stream, client }) => {
+        stream.create({ key: enc('m/'), rangeEnd: prefixEnd(enc('m/')) });
+        await waitFor(() => client.got.length === 1, 'created');
+        // Keeping up: one response per revision, as etcd sends to a synced watcher.
+        for (let i = 0; i < 5; i++) {
+          await kv.txn({ compare: [], success: [{ requestPut: { key: enc(`m/a${i}`), value: enc('x') } }, { requestPut: { key: enc(`m/b${i}`), value: enc('y') } }], failure: [] });
+          await waitFor(() => client.events(0).length === 2 * (i + 1), 'delivered');
+        }
+        expect(client.of(0).map((r) => r.events.length)).toEqual([0, 2, 2, 2, 2, 2]);
+        // Behind: the next 40 two-event revisions wait in the queue and are merged there.
+        client.accept = false;
+        await kv.put({ key: enc('m/first'), value: enc('1') });
+        await waitFor(() => client.events(0).length === 11, 'the response that made the stream pause');
+        for (let i = 0; i < 40; i++) {
+          await kv.txn({ compare: [], success: [{ requestPut: { key: enc(`m/c${i}`), value: enc('x') } }, { requestPut: { key: enc(`m/d${i}`), value: enc('y') } }], failure: [] });
+        }
+        client.accept = true;
+        const before = client.got.length;
+        await waitFor(() => {
+          stream.resume();
+          return client.events(0).length === 91;
+        }, 'every event');
+        const later = client.got.slice(before);
+        expect(later.length).toBeLessThan(40);
+        for (const r of later) {
+          // Whole revisions (both puts of a txn together), ascending, the header at the last one.
+          const revs = r.events.map((e) => e.kv.modRevision);
+          expect(revs.length % 2).toBe(0);
+          for (let i = 0; i < revs.length; i += 2) expect(revs[i]).toBe(revs[i + 1]);
+          expect([...revs].sort((a, b) => a - b)).toEqual(revs);
+          expect(r.header.revision).toBe(revs[revs.length - 1]);
+        }
+        expect(client.events(0)).toEqual(await historySummary(kv, 2, kv.currentRev));
+      },
+      { bufferLen: 1000 },
+    );
+  });
 });

@@ -1,0 +1,178 @@
+// WatchResponse, encoded by hand. One revision's events go to every watcher of their keys, each in its
+// own response (etcd sends one per watcher), so a put under a prefix with 1000 watchers would otherwise
+// be turned into wire objects and protobuf-encoded 1000 times. Here each event is encoded once (cached
+// by the event object, which the watchable store shares between watchers) and so is each header; a
+// response is then the header, the watch id and the cached event bytes laid end to end: fields in number
+// order, proto3 zero values omitted (as Go's encoder does). test/server/watch-encode.test.ts decodes them
+// with the proto definitions and compares with protobufjs' encoding of the same response.
+import type { KeyValue, KvEvent } from '../kv/types.js';
+import type { WatchResponse } from '../watch/types.js';
+import type { Header } from './store-api.js';
+
+/** Bytes of a non-negative integer below 2^53, or any int64/uint64 as a bigint (negatives in two's complement). */
+function varintLength(n: number | bigint): number {
+  if (typeof n === 'number') {
+    let len = 1;
+    while (n >= 128) {
+      n = Math.floor(n / 128);
+      len++;
+    }
+    return len;
+  }
+  let v = BigInt.asUintN(64, n);
+  let len = 1;
+  while (v >= 128n) {
+    v >>= 7n;
+    len++;
+  }
+  return len;
+}
+
+class Writer {
+  readonly buf: Buffer;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  varint(n: number | bigint): void {
+    if (typeof n === 'number') {
+      while (n >= 128) {
+        this.buf[this.pos++] = (n % 128) | 0x80;
+        n = Math.floor(n / 128);
+      }
+      this.buf[this.pos++] = n;
+      return;
+    }
+    let v = BigInt.asUintN(64, n);
+    while (v >= 128n) {
+      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.pos++] = Number(v);
+  }
+
+  bytes(b: Uint8Array): void {
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+}
+
+/** Field sizes and writers for the scalar kinds used here; zero values are omitted (proto3). */
+const tagLen = (field: number): number => varintLength(field << 3);
+const intFieldLen = (field: number, n: number | bigint): number => (n === 0 || n === 0n ? 0 : tagLen(field) + varintLength(n));
+const bytesFieldLen = (field: number, len: number): number => (len === 0 ? 0 : tagLen(field) + varintLength(len) + len);
+
+function writeInt(w: Writer, field: number, n: number | bigint): void {
+  if (n === 0 || n === 0n) return;
+  w.varint(field << 3);
+  w.varint(n);
+}
+
+function writeBytes(w: Writer, field: number, b: Uint8Array): void {
+  if (b.length === 0) return;
+  w.varint((field << 3) | 2);
+  w.varint(b.length);
+  w.bytes(b);
+}
+
+/** A signed int64 held as a JS number (ids, revisions): negatives go out as 10-byte two's complement. */
+const int64 = (n: number): number | bigint => (n < 0 ? BigInt(n) : n);
+
+function kvLength(kv: KeyValue): number {
+  return (
+    bytesFieldLen(1, kv.key.length) +
+    intFieldLen(2, kv.createRevision) +
+    intFieldLen(3, kv.modRevision) +
+    intFieldLen(4, kv.version) +
+    bytesFieldLen(5, kv.value.length) +
+    intFieldLen(6, leaseId(kv))
+  );
+}
+
+function leaseId(kv: KeyValue): number | bigint {
+  return kv.lease === '0' || kv.lease === '' ? 0 : BigInt(kv.lease);
+}
+
+function writeKv(w: Writer, field: number, kv: KeyValue, len: number): void {
+  w.varint((field << 3) | 2);
+  w.varint(len);
+  writeBytes(w, 1, kv.key);
+  writeInt(w, 2, kv.createRevision);
+  writeInt(w, 3, kv.modRevision);
+  writeInt(w, 4, kv.version);
+  writeBytes(w, 5, kv.value);
+  writeInt(w, 6, leaseId(kv));
+}
+
+/** WatchResponse field 11 (events): tag, length and the Event, ready to be copied into any response. */
+function encodeEventField(ev: KvEvent): Buffer {
+  const kvLen = kvLength(ev.kv);
+  const prevLen = ev.prevKv ? kvLength(ev.prevKv) : -1;
+  const type = ev.type === 'DELETE' ? 1 : 0;
+  const body = intFieldLen(1, type) + tagLen(2) + varintLength(kvLen) + kvLen + (prevLen >= 0 ? tagLen(3) + varintLength(prevLen) + prevLen : 0);
+  const w = new Writer(tagLen(11) + varintLength(body) + body);
+  w.varint((11 << 3) | 2);
+  w.varint(body);
+  writeInt(w, 1, type);
+  writeKv(w, 2, ev.kv, kvLen);
+  if (ev.prevKv) writeKv(w, 3, ev.prevKv, prevLen);
+  return w.buf;
+}
+
+/** Encodes WatchResponses for one member: events once per event object, the header once per revision and term. */
+export class WatchResponseEncoder {
+  private readonly events = new WeakMap<KvEvent, Buffer>();
+  private lastHeader: { readonly h: Header; readonly bytes: Buffer } | undefined;
+
+  encode(h: Header, r: WatchResponse): Buffer {
+    const header = this.headerField(h);
+    const evs = r.events.map((ev) => this.eventField(ev));
+    let size = header.length + intFieldLen(2, int64(r.watchId)) + intFieldLen(3, r.created ? 1 : 0) + intFieldLen(4, r.canceled ? 1 : 0);
+    size += intFieldLen(5, int64(r.compactRevision));
+    const reason = r.cancelReason ? Buffer.from(r.cancelReason) : undefined;
+    if (reason) size += bytesFieldLen(6, reason.length);
+    size += intFieldLen(7, r.fragment ? 1 : 0);
+    for (const e of evs) size += e.length;
+    const w = new Writer(size);
+    w.bytes(header);
+    writeInt(w, 2, int64(r.watchId));
+    writeInt(w, 3, r.created ? 1 : 0);
+    writeInt(w, 4, r.canceled ? 1 : 0);
+    writeInt(w, 5, int64(r.compactRevision));
+    if (reason) writeBytes(w, 6, reason);
+    writeInt(w, 7, r.fragment ? 1 : 0);
+    for (const e of evs) w.bytes(e);
+    return w.buf;
+  }
+
+  private eventField(ev: KvEvent): Buffer {
+    let b = this.events.get(ev);
+    if (!b) {
+      b = encodeEventField(ev);
+      this.events.set(ev, b);
+    }
+    return b;
+  }
+
+  /** WatchResponse field 1: the ResponseHeader, kept while revision, term and ids stay the same. */
+  private headerField(h: Header): Buffer {
+    const last = this.lastHeader;
+    if (last && last.h.revision === h.revision && last.h.raftTerm === h.raftTerm && last.h.memberId === h.memberId && last.h.clusterId === h.clusterId) {
+      return last.bytes;
+    }
+    const cluster = BigInt(h.clusterId);
+    const member = BigInt(h.memberId);
+    const body = intFieldLen(1, cluster) + intFieldLen(2, member) + intFieldLen(3, int64(h.revision)) + intFieldLen(4, h.raftTerm);
+    const w = new Writer(tagLen(1) + varintLength(body) + body);
+    w.varint((1 << 3) | 2);
+    w.varint(body);
+    writeInt(w, 1, cluster);
+    writeInt(w, 2, member);
+    writeInt(w, 3, int64(h.revision));
+    writeInt(w, 4, h.raftTerm);
+    this.lastHeader = { h, bytes: w.buf };
+    return w.buf;
+  }
+}
