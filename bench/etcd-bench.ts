@@ -448,8 +448,9 @@ async function main(): Promise<void> {
     ['check perf m', 'perfM'],
     ['check perf l', 'perfL'],
   ] as const) {
-    const e = etcd[load];
-    const s = ours[load];
+    const notRun: Perf = { throughput: NaN, slowest: NaN, stddev: NaN, pass: false, errors: NaN, errorKinds: [], exitError: 'not run' };
+    const e = etcd[load] ?? (ours[load] ? notRun : undefined);
+    const s = ours[load] ?? (etcd[load] ? notRun : undefined);
     if (!e || !s) {
       rows.push([`${name}`, 'skipped', 'skipped', '—']);
       continue;
