@@ -394,7 +394,7 @@ async function measureBoth(): Promise<{ etcd: SideResult; ours: SideResult }> {
   const flavors = (['etcd', 'setpoint'] as const).filter((f) => SIDES.includes(f));
   const perf: Record<Flavor, { perfM?: Perf; perfL?: Perf }> = { etcd: {}, setpoint: {} };
   if (!QUICK && ONLY.has('perf')) {
-    for (const load of ['m', 'l'] as const) {
+    for (const load of (process.env.BENCH_PERF_LOADS ?? 'm,l').split(',') as ('m' | 'l')[]) {
       for (const f of flavors) {
         log(f, `check perf --load=${load} (60 s)`);
         const p = await withCluster(f, (c) => checkPerf(c.endpoints(), load));

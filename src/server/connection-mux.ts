@@ -46,8 +46,7 @@ export function replayIntoSocket(sock: Socket, head: Buffer): void {
 
 /** An empty SETTINGS frame: a valid server connection preface, sent before Node's own. */
 const EMPTY_SETTINGS = Buffer.from([0, 0, 0, TYPE_SETTINGS, 0, 0, 0, 0, 0]);
-/** How long to wait for the first request before relaying anyway (an idle client loses nothing). */
-const FIRST_REQUEST_WAIT_MS = 1000;
+const TYPE_PING = 0x6;
 
 /** What routeH2 hands on: the socket itself (with the bytes read put back), or a relaying stream. */
 export interface H2Handoff {
@@ -60,8 +59,9 @@ export interface H2Handoff {
  * the gRPC server. Go clients wait for the server's SETTINGS before their first request, so an empty
  * SETTINGS frame goes out at once; the client's ACK of it is taken out of the bytes (Node's session
  * never sent it and would call the ACK a protocol error). Once that ACK and the first complete HEADERS
- * frame are in: direct hand-off if its :authority is valid, the relay if not (or if the first request
- * does not come within a second, or its headers span CONTINUATION frames).
+ * frame are in: direct hand-off if its :authority is valid, the relay if not (or if its headers span
+ * CONTINUATION frames). A client may stay idle for long before its first request (a balancer's spare
+ * connection): meanwhile its keepalive PINGs are answered here, so waiting costs it nothing.
  */
 export function routeH2(sock: Socket, head: Buffer, to: H2Handoff): void {
   let buf = head;
@@ -72,10 +72,8 @@ export function routeH2(sock: Socket, head: Buffer, to: H2Handoff): void {
   const finish = (direct: boolean): void => {
     if (decided) return;
     decided = true;
-    clearTimeout(timer);
     sock.removeListener('data', onData);
     sock.removeListener('error', onError);
-    sock.removeListener('close', onClose);
     sock.pause();
     if (direct) {
       sock.unshift(buf);
@@ -96,6 +94,13 @@ export function routeH2(sock: Socket, head: Buffer, to: H2Handoff): void {
         buf = Buffer.concat([buf.subarray(0, scanned), buf.subarray(end)]);
         continue;
       }
+      if (type === TYPE_PING && (flags & FLAG_ACK) === 0 && len === 8) {
+        const ack = Buffer.from(buf.subarray(scanned, end));
+        ack[4] = FLAG_ACK;
+        sock.write(ack);
+        buf = Buffer.concat([buf.subarray(0, scanned), buf.subarray(end)]);
+        continue;
+      }
       if (type === TYPE_HEADERS && !headers) headers = buf.subarray(scanned, end);
       scanned = end;
     }
@@ -111,13 +116,8 @@ export function routeH2(sock: Socket, head: Buffer, to: H2Handoff): void {
   const onError = (): void => {
     sock.destroy();
   };
-  const onClose = (): void => {
-    clearTimeout(timer);
-  };
-  const timer = setTimeout(() => finish(false), FIRST_REQUEST_WAIT_MS);
   sock.on('data', onData);
   sock.on('error', onError);
-  sock.on('close', onClose);
   sock.write(EMPTY_SETTINGS);
   scan();
   if (!decided) sock.resume();
