@@ -718,12 +718,27 @@ export class Member implements StoreApi {
 
   async memberPromote(id: string): Promise<{ members: MemberInfo[] }> {
     const n = Number(id);
-    const m = this.membership.members.get(n);
+    this.promotableLearner(n);
+    if (this.isLeader()) return this.promoteAsLeader(n);
+    // Only the leader knows how far the learner has got: as etcd, a follower hands it the whole request.
+    const lead = this.softState.lead;
+    if (lead === 0) throw etcdError('NO_LEADER');
+    return this.transport.memberPromote(lead, n);
+  }
+
+  /** The learner `id`, or the error etcd gives for promoting something else. */
+  private promotableLearner(id: NodeId): ClusterMember {
+    const m = this.membership.members.get(id);
     if (!m) throw etcdError('MEMBER_NOT_FOUND');
     if (!m.isLearner) throw etcdError('MEMBER_NOT_LEARNER');
-    // A follower cannot tell; the leader checks its proposal when it arrives (withoutEarlyPromotions).
-    if (this.isLeader() && !this.learnerInSync(n)) throw etcdError('LEARNER_NOT_READY');
-    return this.proposeConfChange<{ members: MemberInfo[] }>('addNode', n, m);
+    return m;
+  }
+
+  /** Leader only (asked by a client or by a follower that forwarded the request). */
+  private promoteAsLeader(id: NodeId): Promise<{ members: MemberInfo[] }> {
+    const m = this.promotableLearner(id);
+    if (!this.learnerInSync(id)) throw etcdError('LEARNER_NOT_READY');
+    return this.proposeConfChange<{ members: MemberInfo[] }>('addNode', id, m);
   }
 
   /** Leader only: etcd promotes only a learner whose log is within 10% of the leader's. */
@@ -737,8 +752,9 @@ export class Member implements StoreApi {
   /**
    * Leader only: drops from a follower's proposals the promotion of a learner that is not in sync. Only
    * the leader knows how far a learner has got, and a voter that holds nothing would count towards the
-   * quorum. etcd forwards the promote request itself to the leader; the peer transport has no such call,
-   * so a follower's caller gets "request timed out" instead of etcd's error.
+   * quorum. Followers forward promotion requests (memberPromote) instead of proposing them; this guards
+   * against the races left: a member that checked as leader and lost leadership before its proposal went
+   * out hands that proposal, unchecked, to the new leader.
    */
   private withoutEarlyPromotions(m: Message): Message | undefined {
     const kept = m.entries.filter((e) => {
@@ -882,6 +898,10 @@ export class Member implements StoreApi {
         if (!this.isLeader()) throw etcdError('NOT_LEADER');
         const t = this.localTimeToLive(id, keys);
         return { ttl: t.ttl, grantedTtl: t.grantedTtl, keys: t.keys };
+      },
+      memberPromote: async (id: NodeId) => {
+        if (!this.isLeader()) throw etcdError('NOT_LEADER');
+        return this.promoteAsLeader(id);
       },
     };
   }

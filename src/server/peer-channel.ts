@@ -23,6 +23,11 @@ export interface PeerTimings {
   readonly activeWindowMs: number;
   /** Forwarded lease calls: etcd's request timeout, 5 s plus two election timeouts. */
   readonly leaseCallTimeoutMs: number;
+  /**
+   * A forwarded promotion: the leader answers once the change has applied or its own request timeout
+   * (the lease call's) has passed, so one more election timeout lets its answer, even a timeout, arrive.
+   */
+  readonly promoteCallTimeoutMs: number;
   /** A snapshot whose next write, or final answer, takes longer than this is given up. */
   readonly snapshotStallTimeoutMs: number;
 }
@@ -46,6 +51,7 @@ export function peerTimings(electionTimeoutMs: number, overrides: Partial<PeerTi
     probeTimeoutMs,
     activeWindowMs: overrides.activeWindowMs ?? probeTimeoutMs + 2 * probeIntervalMs,
     leaseCallTimeoutMs: overrides.leaseCallTimeoutMs ?? 5000 + 2 * e,
+    promoteCallTimeoutMs: overrides.promoteCallTimeoutMs ?? 5000 + 3 * e,
     snapshotStallTimeoutMs: overrides.snapshotStallTimeoutMs ?? Math.max(30_000, 10 * e),
   };
 }

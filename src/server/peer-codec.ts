@@ -1,7 +1,8 @@
 // Raft messages to and from their wire form (proto/raft/raft.proto). Decoding is where a peer's bytes
 // become the core's types, so it checks what the core relies on: a known type, safe integers.
 import type { ConfState, Entry, EntryType, Message, MessageType, Snapshot } from '../raft/types.js';
-import type { WireEntry, WireMessage, WireMessageType, WireSnapshot } from './peer-proto.js';
+import type { WireEntry, WireMember, WireMessage, WireMessageType, WireSnapshot } from './peer-proto.js';
+import type { MemberInfo } from './store-api.js';
 
 const TO_WIRE: Readonly<Record<MessageType, WireMessageType>> = {
   hup: 'MSG_HUP',
@@ -113,6 +114,15 @@ export function messageFromWire(w: WireMessage): Message {
   if (w.snapshot) m.snapshot = snapshotFromWire(w.snapshot);
   if (w.context !== undefined && w.context !== null) m.context = plainBytes(w.context);
   return m;
+}
+
+/** A member as a forwarded promotion answers with it (ids are safe integers: see the Raft core's NodeId). */
+export function memberToWire(m: MemberInfo): WireMember {
+  return { id: safe(Number(m.id), 'member id'), name: m.name, peerUrls: [...m.peerURLs], clientUrls: [...m.clientURLs], isLearner: m.isLearner };
+}
+
+export function memberFromWire(w: WireMember): MemberInfo {
+  return { id: String(safe(w.id, 'member id')), name: w.name, peerURLs: w.peerUrls, clientURLs: w.clientUrls, isLearner: w.isLearner };
 }
 
 /** Rough encoded size of a message, for batch and queue limits (no need to encode to know). */

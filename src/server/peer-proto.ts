@@ -13,7 +13,7 @@ export const MD_TO = 'setpoint-to';
 export const MD_CLUSTER_ID = 'setpoint-cluster-id';
 /** Trailer naming why a receiver refused a call (a PeerErrorCode). */
 export const MD_REFUSAL = 'setpoint-refusal';
-/** Trailer naming the EtcdErrorCode of a forwarded lease call that failed on the leader. */
+/** Trailer naming the EtcdErrorCode of a forwarded call (lease, promotion) that failed on the leader. */
 export const MD_ETCD_ERROR = 'setpoint-etcd-error';
 
 /** Largest kv chunk a producer may yield; a chunks message carries one or more up to KV_BATCH_BYTES. */
@@ -108,6 +108,20 @@ export interface WireLeaseTimeToLiveResponse {
   keys: Uint8Array[];
 }
 
+export interface WireMemberPromoteRequest {
+  id: number;
+}
+export interface WireMember {
+  id: number;
+  name: string;
+  peerUrls: string[];
+  clientUrls: string[];
+  isLearner: boolean;
+}
+export interface WireMemberPromoteResponse {
+  members: WireMember[];
+}
+
 export type Empty = Record<string, never>;
 
 /** The Peer service: one method definition per RPC, typed with the shapes above. */
@@ -116,6 +130,7 @@ export interface PeerService {
   readonly snapshot: MethodDefinition<WireSnapshotChunk, Empty>;
   readonly leaseKeepAlive: MethodDefinition<WireLeaseKeepAliveRequest, WireLeaseKeepAliveResponse>;
   readonly leaseTimeToLive: MethodDefinition<WireLeaseTimeToLiveRequest, WireLeaseTimeToLiveResponse>;
+  readonly memberPromote: MethodDefinition<WireMemberPromoteRequest, WireMemberPromoteResponse>;
   readonly probe: MethodDefinition<Empty, Empty>;
   readonly members: MethodDefinition<Empty, { membership: Uint8Array }>;
   /** The whole definition, for Server.addService. */
@@ -157,6 +172,7 @@ export function peerService(): PeerService {
     snapshot: method('Snapshot'),
     leaseKeepAlive: method('LeaseKeepAlive'),
     leaseTimeToLive: method('LeaseTimeToLive'),
+    memberPromote: method('MemberPromote'),
     probe: method('Probe'),
     members: method('Members'),
     definition,

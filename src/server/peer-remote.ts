@@ -1,13 +1,15 @@
 // Everything the transport keeps for one peer: its URLs, the outbound message stream, the channel for
-// probes and forwarded lease calls, the round-trip time those probes measure, and the snapshot in flight.
+// probes and forwarded calls (leases, promotions), the round-trip time those probes measure, and the
+// snapshot in flight.
 import { status } from '@grpc/grpc-js';
 import type { Client, MethodDefinition, ServiceError } from '@grpc/grpc-js';
 import { EtcdError } from '../kv/errors.js';
 import type { EtcdErrorCode } from '../kv/errors.js';
-import type { Message } from '../raft/types.js';
+import type { Message, NodeId } from '../raft/types.js';
+import type { MemberInfo } from './store-api.js';
 import type { OutboundHooks } from './transport-api.js';
 import { newPeerClient } from './peer-channel.js';
-import { plainBytes } from './peer-codec.js';
+import { memberFromWire, plainBytes } from './peer-codec.js';
 import type { PeerTls, PeerUrl } from './peer-credentials.js';
 import { PeerError, peerErrorOf } from './peer-errors.js';
 import { callMetadata, MD_ETCD_ERROR, peerService } from './peer-proto.js';
@@ -112,6 +114,11 @@ export class PeerRemote {
     return { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys.map(plainBytes) };
   }
 
+  async memberPromote(id: NodeId): Promise<{ members: MemberInfo[] }> {
+    const r = await this.unary(peerService().memberPromote, { id }, this.deps.timings.promoteCallTimeoutMs);
+    return { members: r.members.map(memberFromWire) };
+  }
+
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
@@ -134,7 +141,7 @@ export class PeerRemote {
     return this.rpcClient;
   }
 
-  /** Drops the probe/lease channel; the next call dials afresh (see newPeerClient on blackholes). */
+  /** Drops the channel of probes and forwarded calls; the next call dials afresh (see newPeerClient on blackholes). */
   private resetRpc(): void {
     this.rpcClient?.close();
     this.rpcClient = undefined;

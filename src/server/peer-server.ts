@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { EtcdError } from '../kv/errors.js';
 import type { Message, NodeId } from '../raft/types.js';
 import type { InboundHandlers } from './transport-api.js';
-import { messageFromWire, plainBytes } from './peer-codec.js';
+import { memberToWire, messageFromWire, plainBytes } from './peer-codec.js';
 import { serverOptions } from './peer-channel.js';
 import type { PeerTimings } from './peer-channel.js';
 import { parsePeerUrl, serverCredentials } from './peer-credentials.js';
@@ -27,6 +27,8 @@ import type {
   WireLeaseKeepAliveResponse,
   WireLeaseTimeToLiveRequest,
   WireLeaseTimeToLiveResponse,
+  WireMemberPromoteRequest,
+  WireMemberPromoteResponse,
   WireMessageBatch,
   WireSendSummary,
   WireSnapshotChunk,
@@ -72,6 +74,7 @@ export class PeerServer {
       Snapshot: this.onSnapshot.bind(this),
       LeaseKeepAlive: this.onLeaseKeepAlive.bind(this),
       LeaseTimeToLive: this.onLeaseTimeToLive.bind(this),
+      MemberPromote: this.onMemberPromote.bind(this),
       Probe: this.onProbe.bind(this),
       Members: this.onMembers.bind(this),
     };
@@ -298,6 +301,25 @@ export class PeerServer {
       (r) => callback(null, { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys }),
       (err: unknown) => callback(handlerError(err)),
     );
+  }
+
+  private onMemberPromote(
+    call: ServerUnaryCall<WireMemberPromoteRequest, WireMemberPromoteResponse>,
+    callback: sendUnaryData<WireMemberPromoteResponse>,
+  ): void {
+    if (this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer()) === undefined) return;
+    const handlers = this.opts.handlers;
+    if (!handlers.memberPromote) {
+      callback({ code: status.UNIMPLEMENTED, details: 'this member does not take forwarded promotions' });
+      return;
+    }
+    handlers
+      .memberPromote(call.request.id)
+      .then((r) => ({ members: r.members.map(memberToWire) }))
+      .then(
+        (res) => callback(null, res),
+        (err: unknown) => callback(handlerError(err)),
+      );
   }
 
   /** Admitted without identity metadata: a joining member does not know the cluster id yet. */

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../raft/types.js';
 import { isLocalMessage } from '../raft/types.js';
+import type { MemberInfo } from './store-api.js';
 import type { InboundHandlers, OutboundHooks, PeerTransport } from './transport-api.js';
 import { peerTimings } from './peer-channel.js';
 import type { PeerTimings } from './peer-channel.js';
@@ -181,6 +182,10 @@ class GrpcPeerTransport implements PeerTransportHandle {
 
   leaseTimeToLive(to: NodeId, id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }> {
     return this.remote(to).then((r) => r.leaseTimeToLive(id, keys));
+  }
+
+  memberPromote(to: NodeId, id: NodeId): Promise<{ members: MemberInfo[] }> {
+    return this.remote(to).then((r) => r.memberPromote(id));
   }
 
   roundTripTimes(): ReadonlyMap<NodeId, number> {

@@ -1,6 +1,8 @@
 // What a member needs from its peer transport: fire-and-forget delivery of Raft messages to peers,
-// chunked snapshot transfer, and a few member-to-member calls (lease renewal on the leader).
+// chunked snapshot transfer, and a few member-to-member calls (lease renewal and learner promotion on the
+// leader).
 import type { Message, NodeId } from '../raft/types.js';
+import type { MemberInfo } from './store-api.js';
 
 export interface InboundHandlers {
   /** A Raft message from a peer (never a 'snap': those arrive through receiveSnapshot). */
@@ -13,6 +15,12 @@ export interface InboundHandlers {
   /** Lease calls a follower forwards to the leader (only the leader runs lease clocks). */
   leaseKeepAlive(id: string): Promise<{ ttl: number }>;
   leaseTimeToLive(id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }>;
+  /**
+   * A learner promotion a follower forwards to the leader (only the leader knows whether the learner is
+   * in sync): check, propose, and answer with the member list once the promotion has applied. Every
+   * member has it; a transport without it (a test or bench stand-in) answers UNIMPLEMENTED.
+   */
+  memberPromote?(id: NodeId): Promise<{ members: MemberInfo[] }>;
   /** The membership record, for a member joining the cluster (answered without identity checks). */
   clusterInfo?(): Uint8Array;
 }
@@ -41,6 +49,8 @@ export interface PeerTransport {
   /** Forwarded lease calls to the member `to` (the leader). */
   leaseKeepAlive(to: NodeId, id: string): Promise<{ ttl: number }>;
   leaseTimeToLive(to: NodeId, id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }>;
+  /** Forwards the promotion of learner `id` to the member `to` (the leader); its etcd errors come back as they are. */
+  memberPromote(to: NodeId, id: NodeId): Promise<{ members: MemberInfo[] }>;
   /** Smoothed round-trip time to each peer in seconds (for the peer RTT metric). */
   roundTripTimes(): ReadonlyMap<NodeId, number>;
   /** Whether a peer has been reachable recently (etcd refuses some reconfigurations otherwise). */

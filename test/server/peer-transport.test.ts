@@ -1,11 +1,11 @@
 // The peer transport between real transports on real loopback ports: delivery, batching, snapshots,
-// forwarded lease calls, refusals (cluster id, removed member), round-trip times.
+// forwarded lease calls and promotions, refusals (cluster id, removed member), round-trip times.
 import { afterEach, describe, expect, it } from 'vitest';
 import { EtcdError } from '../../src/kv/errors.js';
 import type { Message } from '../../src/raft/types.js';
 import { msg } from '../../src/raft/types.js';
 import { PeerError } from '../../src/server/peer-errors.js';
-import { app, Harness, heartbeat, waitFor } from './helpers/peer-harness.js';
+import { app, FakeMember, Harness, heartbeat, waitFor } from './helpers/peer-harness.js';
 
 const h = new Harness();
 afterEach(() => h.closeAll());
@@ -197,6 +197,53 @@ describe('peer transport: forwarded lease calls', () => {
     await gone.transport.close();
     a.transport.addPeer(2, [url]);
     await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toMatchObject({ code: 'PEER_UNREACHABLE' });
+  });
+});
+
+describe('peer transport: forwarded promotion', () => {
+  it("forwards the learner's id to the peer and returns its member list", async () => {
+    const [a, b] = await h.pair();
+    const asked: number[] = [];
+    const learner = 2 ** 52 - 3;
+    b.member.promote = (id) => {
+      asked.push(id);
+      return Promise.resolve({
+        members: [
+          { id: '2', name: 'b', peerURLs: [b.url], clientURLs: ['http://127.0.0.1:2379'], isLearner: false },
+          { id: String(id), name: '', peerURLs: ['http://127.0.0.1:1'], clientURLs: [], isLearner: false },
+        ],
+      });
+    };
+    const r = await a.transport.memberPromote(2, learner);
+    expect(asked).toEqual([learner]);
+    expect(r.members).toEqual([
+      { id: '2', name: 'b', peerURLs: [b.url], clientURLs: ['http://127.0.0.1:2379'], isLearner: false },
+      { id: String(learner), name: '', peerURLs: ['http://127.0.0.1:1'], clientURLs: [], isLearner: false },
+    ]);
+  });
+
+  it("passes the leader's refusal through with its etcd code, status and message", async () => {
+    const [a, b] = await h.pair();
+    b.member.promote = () => Promise.reject(new EtcdError('LEARNER_NOT_READY'));
+    const err = await a.transport.memberPromote(2, 5).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EtcdError);
+    expect(err).toMatchObject({
+      code: 'LEARNER_NOT_READY',
+      message: 'etcdserver: can only promote a learner member which is in sync with leader',
+      grpcCode: 9,
+    });
+    b.member.promote = () => Promise.reject(new EtcdError('NOT_LEADER'));
+    await expect(a.transport.memberPromote(2, 5)).rejects.toMatchObject({ code: 'NOT_LEADER', message: 'etcdserver: not leader' });
+  });
+
+  it('answers UNIMPLEMENTED from a member without the handler, and rejects an unknown peer', async () => {
+    const member = new FakeMember();
+    Object.assign(member, { memberPromote: undefined });
+    const a = await h.node(1);
+    const b = await h.node(2, {}, member);
+    a.transport.addPeer(2, [b.url]);
+    await expect(a.transport.memberPromote(2, 5)).rejects.toMatchObject({ grpcCode: 12, message: expect.stringContaining('forwarded promotions') });
+    await expect(a.transport.memberPromote(7, 5)).rejects.toMatchObject({ code: 'PEER_UNKNOWN' });
   });
 });
 

@@ -8,6 +8,7 @@ import type { Message, NodeId } from '../../../src/raft/types.js';
 import { msg } from '../../../src/raft/types.js';
 import { createPeerTransport } from '../../../src/server/peer-transport.js';
 import type { PeerTransportHandle, PeerTransportOptions } from '../../../src/server/peer-transport.js';
+import type { MemberInfo } from '../../../src/server/store-api.js';
 import type { InboundHandlers, OutboundHooks } from '../../../src/server/transport-api.js';
 
 export const CLUSTER = '7331';
@@ -45,6 +46,7 @@ export class FakeMember implements InboundHandlers, OutboundHooks {
   keepAlive: (id: string) => Promise<{ ttl: number }> = () => Promise.resolve({ ttl: 0 });
   timeToLive: (id: string, keys: boolean) => Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }> = () =>
     Promise.resolve({ ttl: 0, grantedTtl: 0, keys: [] });
+  promote: (id: NodeId) => Promise<{ members: MemberInfo[] }> = () => Promise.resolve({ members: [] });
 
   onMessage(m: Message): void {
     this.received.push(m);
@@ -57,6 +59,9 @@ export class FakeMember implements InboundHandlers, OutboundHooks {
   }
   leaseTimeToLive(id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }> {
     return this.timeToLive(id, keys);
+  }
+  memberPromote(id: NodeId): Promise<{ members: MemberInfo[] }> {
+    return this.promote(id);
   }
   reportUnreachable(id: NodeId): void {
     this.unreachable.push(id);
