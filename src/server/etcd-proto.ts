@@ -1,12 +1,14 @@
 // Loads proto/etcd (etcdserverpb, mvccpb, authpb, grpc.health.v1) into gRPC service definitions. Decoding
 // keeps every field present (proto3 defaults), 64-bit integers as decimal strings so ids stay exact, enums
 // as their names and oneofs named by a virtual field — the shapes src/server/etcd-wire.ts describes.
-// Each decoded request remembers its serialized size, which the edge checks against MaxRequestBytes.
+// Each decoded request remembers its serialized size, which the edge checks against MaxRequestBytes. KV
+// requests get back one thing decoding loses: whether an empty range_end was sent (range-end-presence.ts).
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { markEmptyRangeEnds } from './range-end-presence.js';
 
 export const ETCD_SERVICES = ['KV', 'Watch', 'Lease', 'Cluster', 'Maintenance', 'Auth'] as const;
 export type EtcdServiceName = (typeof ETCD_SERVICES)[number];
@@ -60,6 +62,7 @@ function instrumented(fullName: string, counters: ByteCounters | undefined): Ser
   const def = packageDefinition()[fullName];
   if (typeof def !== 'object' || def === null || 'format' in def) throw new Error(`${fullName} is not a service`);
   const out: Record<string, MethodDefinition<object, object>> = {};
+  const kv = fullName === 'etcdserverpb.KV';
   for (const [name, m] of Object.entries(def)) {
     if (!isMethod(m)) continue;
     out[name] = {
@@ -67,6 +70,7 @@ function instrumented(fullName: string, counters: ByteCounters | undefined): Ser
       requestDeserialize: (buf: Buffer) => {
         counters?.received(buf.length);
         const req = m.requestDeserialize(buf);
+        if (kv) markEmptyRangeEnds(name, buf, req);
         Object.defineProperty(req, WIRE_SIZE, { value: buf.length, enumerable: false });
         return req;
       },
