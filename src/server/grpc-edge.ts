@@ -99,10 +99,35 @@ export function checkRequestSize<Req>(ctx: EdgeContext, req: Req, validate?: (re
   throw etcdError('REQUEST_TOO_LARGE');
 }
 
+interface LabelledCounters {
+  readonly started: { inc(): void };
+  readonly msgReceived: { inc(): void };
+  readonly msgSent: { inc(): void };
+}
+
+/** prom-client hashes a label set on every inc(); each method's children are looked up once instead. */
+const childrenCache = new WeakMap<GrpcMetrics, Map<string, LabelledCounters>>();
+
+function countersFor(metrics: GrpcMetrics, labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>): LabelledCounters {
+  let byMethod = childrenCache.get(metrics);
+  if (!byMethod) {
+    byMethod = new Map();
+    childrenCache.set(metrics, byMethod);
+  }
+  const key = `${labels.grpc_type}/${labels.grpc_service}/${labels.grpc_method}`;
+  let c = byMethod.get(key);
+  if (!c) {
+    c = { started: metrics.started.labels(labels), msgReceived: metrics.msgReceived.labels(labels), msgSent: metrics.msgSent.labels(labels) };
+    byMethod.set(key, c);
+  }
+  return c;
+}
+
 /** One call's counters; `done` counts once, whichever way the call ends. */
 export class CallTracker {
   private finished = false;
   private readonly labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>;
+  private readonly counters: LabelledCounters;
 
   constructor(
     private readonly metrics: GrpcMetrics,
@@ -111,15 +136,16 @@ export class CallTracker {
     method: string,
   ) {
     this.labels = { grpc_type: type, grpc_service: service, grpc_method: method };
-    metrics.started.inc(this.labels);
+    this.counters = countersFor(metrics, this.labels);
+    this.counters.started.inc();
   }
 
   received(): void {
-    this.metrics.msgReceived.inc(this.labels);
+    this.counters.msgReceived.inc();
   }
 
   sent(): void {
-    this.metrics.msgSent.inc(this.labels);
+    this.counters.msgSent.inc();
   }
 
   done(code: number): void {

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { WatchableStore } from './watchable-store.js';
 import type { WatcherHandle } from './watcher.js';
+import type { KvEvent } from '../kv/types.js';
 import type { WatchCreateRequest, WatchRequest, WatchResponse, WatcherResponse } from './types.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, eventSize, fragmentResponse } from './fragment.js';
 import { ResponseQueue } from './response-queue.js';
@@ -36,7 +37,15 @@ interface StreamWatch {
   progressDue: boolean;
 }
 
-type Queued = { readonly ctrl: WatchResponse } | { readonly watch: StreamWatch; readonly resp: WatcherResponse; readonly bytes: number };
+type Queued =
+  | { readonly ctrl: WatchResponse }
+  | {
+      readonly watch: StreamWatch;
+      readonly resp: WatcherResponse;
+      readonly bytes: number;
+      /** resp.events is this item's own array (made by a merge), so later merges may append to it. */
+      readonly owned?: KvEvent[];
+    };
 
 /**
  * While the client is behind (the transport said stop), a watcher's next events are folded into its
@@ -202,11 +211,9 @@ export class WatchStream {
     const b = next.resp;
     if (a.compactRevision !== 0 || b.compactRevision !== 0 || a.events.length === 0 || b.events.length === 0) return undefined;
     if (a.events.length + b.events.length > MERGE_MAX_EVENTS || queued.bytes + next.bytes > MERGE_MAX_BYTES) return undefined;
-    return {
-      watch: queued.watch,
-      resp: { watchId: a.watchId, revision: b.revision, events: [...a.events, ...b.events], compactRevision: 0 },
-      bytes: queued.bytes + next.bytes,
-    };
+    const events = queued.owned ?? [...a.events];
+    for (const ev of b.events) events.push(ev);
+    return { watch: queued.watch, resp: { watchId: a.watchId, revision: b.revision, events, compactRevision: 0 }, bytes: queued.bytes + next.bytes, owned: events };
   };
 
   private control(r: WatchResponse): void {
