@@ -15,6 +15,9 @@ function bothWays(a: number[], b: number[]): [number, number][] {
   return out;
 }
 
+/** How long the member nemesis keeps trying to add its learner (at least 20 attempts). */
+const ADD_RETRY_MS = 30_000;
+
 /** Directed cuts for a partition shape over member slots, in the order of a seeded permutation. */
 export function partitionCuts(shape: PartitionShape, order: number[], leader: number | undefined): [number, number][] {
   const n = order.length;
@@ -170,7 +173,11 @@ export class NemesisRunner {
       return;
     }
     let lastErr = '';
-    for (let attempt = 0; !this.stopped && attempt < 20; attempt++) {
+    // Refused as an "unhealthy cluster" until the member asked has had its links to every voter up for
+    // 5 s (etcd's --strict-reconfig-check), e.g. just after a kill or a partition ended: an operator
+    // tries again, for as long as that may take on a slow machine.
+    const addDeadline = Date.now() + ADD_RETRY_MS;
+    for (let attempt = 0; !this.stopped && (attempt < 20 || Date.now() < addDeadline); attempt++) {
       try {
         await this.cluster.addLearner(slot, 3000);
         rec.detail += `; added learner ${slot.name}`;

@@ -3,6 +3,7 @@
 
 /** gRPC status codes (numbers from the gRPC spec), kept here so the store does not import gRPC. */
 export const GrpcCode = {
+  UNKNOWN: 2,
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
   FAILED_PRECONDITION: 9,
@@ -42,7 +43,9 @@ const errors = {
   MEMBER_NOT_FOUND: [GrpcCode.NOT_FOUND, 'etcdserver: member not found'],
   MEMBER_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: member ID already exist'],
   PEER_URL_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: Peer URLs already exists'],
-  MEMBER_NOT_ENOUGH_STARTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: re-configuration failed due to not enough started members'],
+  // Unknown, not FailedPrecondition: etcd 3.4's server maps this error to the client-side error value
+  // rather than to a gRPC status, so gRPC sends it as Unknown (etcdctl prints "code = Unknown").
+  MEMBER_NOT_ENOUGH_STARTED: [GrpcCode.UNKNOWN, 'etcdserver: re-configuration failed due to not enough started members'],
   MEMBER_BAD_URLS: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: given member URLs are invalid'],
   MEMBER_NOT_LEARNER: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: can only promote a learner member'],
   LEARNER_NOT_READY: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: can only promote a learner member which is in sync with leader'],

@@ -25,6 +25,8 @@ import { Membership, memberIdFor, toInfo } from './membership.js';
 import type { ClusterMember } from './membership.js';
 import { decodeConfChangeContext, decodeRequest, encodeConfChangeContext, encodeRequest } from './requests.js';
 import { ReadBarrier } from './read-barrier.js';
+import { checkAdd, checkPromote, checkRemove } from './reconfig-check.js';
+import type { ReconfigRefusal, ReconfigView } from './reconfig-check.js';
 import type { MemberMetrics } from './member-metrics.js';
 
 export const SERVER_VERSION = '3.4.23';
@@ -45,6 +47,8 @@ export interface MemberConfig {
   /** Entries kept behind a snapshot so a briefly lagging follower catches up from the log (etcd: 5000). */
   readonly snapshotCatchUpEntries: number;
   readonly quotaBackendBytes: number;
+  /** etcd's --strict-reconfig-check (default on): refuse membership changes that could cost the quorum. */
+  readonly strictReconfigCheck?: boolean;
   readonly logger: Logger;
   readonly metrics?: MemberMetrics;
   /** TEST ONLY: serve linearizable reads locally, without ReadIndex (jepsen-lite proves it catches this). */
@@ -697,10 +701,10 @@ export class Member implements StoreApi {
 
   async memberAdd(peerURLs: readonly string[], isLearner: boolean): Promise<{ member: MemberInfo; members: MemberInfo[] }> {
     if (peerURLs.length === 0) throw etcdError('MEMBER_BAD_URLS');
-    for (const u of peerURLs) {
-      if (!isUrl(u)) throw etcdError('MEMBER_BAD_URLS');
-      if (this.membership.byPeerURL(u)) throw etcdError('PEER_URL_EXIST');
-    }
+    for (const u of peerURLs) if (!isUrl(u)) throw etcdError('MEMBER_BAD_URLS');
+    // As etcd: checked before the conflicts below (which etcd finds only when the change applies).
+    this.strictReconfigCheck('add', (v) => checkAdd(v, isLearner));
+    for (const u of peerURLs) if (this.membership.byPeerURL(u)) throw etcdError('PEER_URL_EXIST');
     if (isLearner && this.membership.learners().length >= MAX_LEARNERS) throw etcdError('TOO_MANY_LEARNERS');
     const id = memberIdFor(peerURLs, this.cfg.initialClusterToken, Date.now());
     if (this.membership.members.has(id) || this.membership.removed.has(id)) throw etcdError('MEMBER_EXIST');
@@ -711,6 +715,7 @@ export class Member implements StoreApi {
 
   async memberRemove(id: string): Promise<{ members: MemberInfo[] }> {
     const n = Number(id);
+    this.strictReconfigCheck('remove', (v) => checkRemove(v, n));
     const m = this.membership.members.get(n);
     if (!m) throw etcdError('MEMBER_NOT_FOUND');
     return this.proposeConfChange<{ members: MemberInfo[] }>('removeNode', n, m);
@@ -726,6 +731,23 @@ export class Member implements StoreApi {
     return this.transport.memberPromote(lead, n);
   }
 
+  /**
+   * --strict-reconfig-check, on the member asked (for a promotion, the leader): throws the refusal `check`
+   * finds in the membership as this member sees it and in how long its links to peers have been up.
+   */
+  private strictReconfigCheck(change: 'add' | 'remove' | 'promote', check: (v: ReconfigView) => ReconfigRefusal | undefined): void {
+    if (this.cfg.strictReconfigCheck === false) return;
+    const refusal = check({
+      self: this.memberId,
+      members: this.membership.members.values(),
+      activeSince: (id) => this.transport.activeSince(id),
+      now: performance.now(),
+    });
+    if (refusal === undefined) return;
+    this.log.warn({ change, refusal }, 'membership change refused by the strict reconfiguration check');
+    throw etcdError(refusal);
+  }
+
   /** The learner `id`, or the error etcd gives for promoting something else. */
   private promotableLearner(id: NodeId): ClusterMember {
     const m = this.membership.members.get(id);
@@ -738,6 +760,7 @@ export class Member implements StoreApi {
   private promoteAsLeader(id: NodeId): Promise<{ members: MemberInfo[] }> {
     const m = this.promotableLearner(id);
     if (!this.learnerInSync(id)) throw etcdError('LEARNER_NOT_READY');
+    this.strictReconfigCheck('promote', checkPromote);
     return this.proposeConfChange<{ members: MemberInfo[] }>('addNode', id, m);
   }
 

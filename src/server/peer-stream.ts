@@ -59,6 +59,8 @@ export interface PeerStreamStats {
   dropped: number;
   /** Streams that failed or were never accepted. */
   failures: number;
+  /** performance.now() when the peer accepted the stream that is up now; undefined while none is. */
+  activeSince: number | undefined;
 }
 
 export class PeerStream {
@@ -80,7 +82,7 @@ export class PeerStream {
   /** The refusal last logged, so a peer refusing every attempt is logged once, not every 2 s. */
   private loggedRefusal: PeerRefusalCode | undefined;
   private wasActive = false;
-  readonly stats: PeerStreamStats = { batches: 0, messages: 0, bytes: 0, dropped: 0, failures: 0 };
+  readonly stats: PeerStreamStats = { batches: 0, messages: 0, bytes: 0, dropped: 0, failures: 0, activeSince: undefined };
 
   constructor(private readonly deps: PeerStreamDeps) {}
 
@@ -172,6 +174,7 @@ export class PeerStream {
     if (gen !== this.generation || this.state !== 'connecting') return;
     this.clearTimer();
     this.state = 'active';
+    this.stats.activeSince = performance.now();
     this.failedAttempts = 0;
     this.loggedRefusal = undefined;
     if (!this.wasActive) this.deps.log.info({ peer: this.deps.peer, url: url.url }, 'peer became active');
@@ -223,6 +226,7 @@ export class PeerStream {
   /** Drops the call, its channel and everything queued for it. */
   private teardown(): void {
     this.generation++;
+    this.stats.activeSince = undefined;
     this.clearTimer();
     const call = this.call;
     const client = this.client;

@@ -201,6 +201,12 @@ class GrpcPeerTransport implements PeerTransportHandle {
     return this.remotes.get(id)?.isActive() ?? false;
   }
 
+  activeSince(id: NodeId): number | undefined {
+    const r = this.remotes.get(id);
+    // A stream that is up but has seen no round trip lately (a blackhole) does not count as connected.
+    return r?.isActive() === true ? r.stats().activeSince : undefined;
+  }
+
   stats(): PeerTransportStats {
     const outbound = new Map<NodeId, PeerRemoteStats>();
     for (const [id, r] of this.remotes) outbound.set(id, r.stats());

@@ -48,6 +48,7 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     snapshotCount: flags.snapshotCount,
     snapshotCatchUpEntries: flags.snapshotCatchUpEntries,
     quotaBackendBytes: flags.quotaBackendBytes,
+    strictReconfigCheck: flags.strictReconfigCheck,
     logger,
     metrics,
     unsafeLocalReads,

@@ -30,6 +30,8 @@ export interface StoreFlags {
   readonly clientTls?: TlsFiles;
   readonly peerTls?: TlsFiles;
   readonly logLevel: string;
+  /** Refuse membership changes that could cost the cluster its quorum (etcd's default: on). */
+  readonly strictReconfigCheck: boolean;
 }
 
 /** The flag names and their defaults, as etcd 3.4 has them. */
@@ -59,6 +61,7 @@ export const STORE_FLAG_DEFAULTS: Record<string, string> = {
   'peer-trusted-ca-file': '',
   'peer-client-cert-auth': 'false',
   'log-level': 'info',
+  'strict-reconfig-check': 'true',
 };
 
 const MAX_QUOTA = 8 * 1024 * 1024 * 1024;
@@ -158,6 +161,7 @@ export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
     ...(clientTls ? { clientTls } : {}),
     ...(peerTls ? { peerTls } : {}),
     logLevel: get('log-level'),
+    strictReconfigCheck: bool('strict-reconfig-check', get('strict-reconfig-check')),
   };
 }
 

@@ -55,5 +55,10 @@ export interface PeerTransport {
   roundTripTimes(): ReadonlyMap<NodeId, number>;
   /** Whether a peer has been reachable recently (etcd refuses some reconfigurations otherwise). */
   isActive(id: NodeId): boolean;
+  /**
+   * performance.now() when the link to a peer came up, if it is up (active) now; undefined otherwise. A
+   * link that breaks starts over. etcd's strict reconfiguration check asks how long peers have been up.
+   */
+  activeSince(id: NodeId): number | undefined;
   close(): Promise<void>;
 }

@@ -28,6 +28,8 @@ describe('peer transport: reconnection', () => {
     const [a, b] = await h.pair();
     a.transport.send([heartbeat(1, 2, 0)]);
     await waitFor(() => b.member.received.length === 1, 'first message');
+    await waitFor(() => a.transport.activeSince(2) !== undefined, 'stream 1->2 up');
+    const firstUp = a.transport.activeSince(2) as number;
     const port = new URL(b.url).port;
 
     await b.transport.close();
@@ -35,11 +37,14 @@ describe('peer transport: reconnection', () => {
     await waitFor(() => a.member.unreachable.includes(2), 'peer 2 reported unreachable');
     await waitFor(() => (a.transport.stats().outbound.get(2)?.failures ?? 0) >= 2, 'a redial that failed too');
     expect(a.transport.isActive(2)).toBe(false);
+    expect(a.transport.activeSince(2)).toBeUndefined();
 
     const b2 = await h.node(2, { listenUrls: [`http://127.0.0.1:${port}`] });
     const downTo = tick.seq;
     await waitFor(() => b2.member.received.some((m) => m.commit > downTo), 'heartbeats at the restarted member');
     await waitFor(() => a.transport.isActive(2), 'peer 2 active again');
+    // The link that came back is up since it came back, not since the first one.
+    expect(a.transport.activeSince(2)).toBeGreaterThan(firstUp);
     // Once reconnected, an ordered run arrives whole and in order.
     stops.splice(0).forEach((s) => s());
     const before = b2.member.received.length;

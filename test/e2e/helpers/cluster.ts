@@ -20,6 +20,9 @@ import type { CtlResult } from '../../server/helpers/etcdctl.js';
 import { orUndefined, pause, waitFor } from './wait.js';
 import { Writers } from './writers.js';
 
+/** etcd's answer to a membership change its --strict-reconfig-check refuses for now. */
+const UNHEALTHY = 'etcdserver: unhealthy cluster';
+
 export interface StoreClusterOptions {
   /** Founding members, named a, b, c, … (default 3). */
   readonly size?: number;
@@ -370,12 +373,18 @@ export class StoreCluster {
   /**
    * `member add` (as a learner or a voter) through etcdctl, then starts the new member with the
    * ETCD_INITIAL_CLUSTER etcdctl printed and --initial-cluster-state existing, and waits until it serves
-   * (unless `start` is false: restart() starts it later). Resolves with its id.
+   * (unless `start` is false: restart() starts it later). Resolves with its id. Refused as an "unhealthy
+   * cluster" (--strict-reconfig-check: until the member asked has had its links to every voter up for 5 s,
+   * as just after a start), it is tried again, as an etcd operator would.
    */
-  async addMember(name: string, opts: { learner: boolean; start?: boolean }): Promise<string> {
+  async addMember(name: string, opts: { learner: boolean; start?: boolean }, timeoutMs = 60_000): Promise<string> {
     const clientPort = await freePort();
     const peerPort = await freePort();
-    const r = await this.ctl(['member', 'add', name, `--peer-urls=${peerUrl(peerPort)}`, ...(opts.learner ? ['--learner'] : [])]);
+    const args = ['member', 'add', name, `--peer-urls=${peerUrl(peerPort)}`, ...(opts.learner ? ['--learner'] : [])];
+    const r = await waitFor(`${name} to be added`, async () => {
+      const x = await this.ctl(args);
+      return x.code !== 0 && x.stderr.includes(UNHEALTHY) ? undefined : x;
+    }, timeoutMs, 250);
     const added = /Member\s+([0-9a-f]+)\s+added to cluster/.exec(r.stdout);
     const initial = /ETCD_INITIAL_CLUSTER="([^"]*)"/.exec(r.stdout);
     if (r.code !== 0 || !added?.[1] || initial?.[1] === undefined) throw new Error(`etcdctl member add failed (${r.code}): ${r.stdout}${r.stderr}`);
@@ -388,7 +397,8 @@ export class StoreCluster {
   /**
    * `member remove` through etcdctl, asking the other running members. Without a leader it is tried again;
    * a removal proposed while a leader changes may time out and still apply, so a timed-out attempt is
-   * tried again and "member not found" after it counts as done. From then on the member is not part of names(), running() or endpoints().
+   * tried again and "member not found" after it counts as done; refused as an "unhealthy cluster" (see
+   * addMember), it is tried again too. From then on the member is not part of names(), running() or endpoints().
    */
   async removeMember(name: string, timeoutMs = 60_000): Promise<void> {
     const others = this.running().filter((n) => n !== name);
@@ -396,7 +406,7 @@ export class StoreCluster {
     await waitFor(`${name}'s removal`, async () => {
       const r = await this.ctl(['member', 'remove', this.hexIdOf(name)], others);
       if (r.code === 0 || (timedOut && r.stderr.includes('member not found'))) return true;
-      if (r.stderr.includes('no leader')) return undefined; // an election under way: nothing was proposed
+      if (r.stderr.includes('no leader') || r.stderr.includes(UNHEALTHY)) return undefined; // nothing was proposed
       if (!r.stderr.includes('request timed out')) throw new Error(`etcdctl member remove failed (${r.code}): ${r.stderr}`);
       timedOut = true;
       return undefined;
