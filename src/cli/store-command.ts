@@ -6,7 +6,7 @@ import { STORE_FLAG_DEFAULTS, FlagError, flagsFromEnv, parseStoreFlags } from '.
 import { startMember } from '../server/start-member.js';
 import { makeLogger } from './logger.js';
 
-const BOOLEAN_FLAGS = new Set(['client-cert-auth', 'peer-client-cert-auth']);
+const BOOLEAN_FLAGS = new Set(['client-cert-auth', 'peer-client-cert-auth', 'strict-reconfig-check']);
 
 function camel(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
