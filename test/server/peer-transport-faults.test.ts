@@ -25,7 +25,9 @@ function ticker(from: Node, to: number): { readonly seq: number } {
 
 describe('peer transport: reconnection', () => {
   it('reports the peer unreachable while it is down and delivers again once it is back on its port', async () => {
-    const [a, b] = await h.pair();
+    // A long election timeout (so slow keepalives and probes): on a loaded machine a starved event loop must
+    // not cut the restored link while the run below is in flight; this test is about the refused port.
+    const [a, b] = await h.pair({ electionTimeoutMs: 5000 });
     a.transport.send([heartbeat(1, 2, 0)]);
     await waitFor(() => b.member.received.length === 1, 'first message');
     await waitFor(() => a.transport.activeSince(2) !== undefined, 'stream 1->2 up');
@@ -39,7 +41,7 @@ describe('peer transport: reconnection', () => {
     expect(a.transport.isActive(2)).toBe(false);
     expect(a.transport.activeSince(2)).toBeUndefined();
 
-    const b2 = await h.node(2, { listenUrls: [`http://127.0.0.1:${port}`] });
+    const b2 = await h.node(2, { listenUrls: [`http://127.0.0.1:${port}`], electionTimeoutMs: 5000 });
     const downTo = tick.seq;
     await waitFor(() => b2.member.received.some((m) => m.commit > downTo), 'heartbeats at the restarted member');
     await waitFor(() => a.transport.isActive(2), 'peer 2 active again');
@@ -47,10 +49,12 @@ describe('peer transport: reconnection', () => {
     expect(a.transport.activeSince(2)).toBeGreaterThan(firstUp);
     // Once reconnected, an ordered run arrives whole and in order.
     stops.splice(0).forEach((s) => s());
+    // A heartbeat the ticker queued just before it stopped may still land among them: count the run alone.
     const before = b2.member.received.length;
+    const run = (): number[] => b2.member.received.slice(before).filter((m) => m.type === 'app').map((m) => m.index);
     for (let i = 0; i < 1000; i++) a.transport.send([app(1, 2, i)]);
-    await waitFor(() => b2.member.received.length === before + 1000, 'the run after reconnecting');
-    expect(b2.member.received.slice(before).map((m) => m.index)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    await waitFor(() => run().length >= 1000, 'the run after reconnecting');
+    expect(run()).toEqual(Array.from({ length: 1000 }, (_, i) => i));
   });
 
   it('backs off between attempts to a peer that is not there', async () => {
