@@ -28,7 +28,7 @@ const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const WATCH_STREAMS = 20;
 const WATCH_WRITES_PER_S = 200;
 const WATCH_MS = QUICK ? 3000 : 10_000;
-const FAILOVER_TRIALS = QUICK ? 1 : 3;
+const FAILOVER_TRIALS = QUICK ? 1 : 7;
 const FAILOVER_WRITE_EVERY_MS = 10;
 
 // ---- a minimal protobuf writer and reader, for pre-encoded requests and cheap response checks ----
