@@ -99,35 +99,15 @@ export function checkRequestSize<Req>(ctx: EdgeContext, req: Req, validate?: (re
   throw etcdError('REQUEST_TOO_LARGE');
 }
 
-interface LabelledCounters {
+/**
+ * One method's counters. prom-client hashes a label set on every inc(), so the labelled children are
+ * looked up once, when the method's handler is built, not on every call and message.
+ */
+export class MethodCounters {
+  private readonly labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>;
   readonly started: { inc(): void };
   readonly msgReceived: { inc(): void };
   readonly msgSent: { inc(): void };
-}
-
-/** prom-client hashes a label set on every inc(); each method's children are looked up once instead. */
-const childrenCache = new WeakMap<GrpcMetrics, Map<string, LabelledCounters>>();
-
-function countersFor(metrics: GrpcMetrics, labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>): LabelledCounters {
-  let byMethod = childrenCache.get(metrics);
-  if (!byMethod) {
-    byMethod = new Map();
-    childrenCache.set(metrics, byMethod);
-  }
-  const key = `${labels.grpc_type}/${labels.grpc_service}/${labels.grpc_method}`;
-  let c = byMethod.get(key);
-  if (!c) {
-    c = { started: metrics.started.labels(labels), msgReceived: metrics.msgReceived.labels(labels), msgSent: metrics.msgSent.labels(labels) };
-    byMethod.set(key, c);
-  }
-  return c;
-}
-
-/** One call's counters; `done` counts once, whichever way the call ends. */
-export class CallTracker {
-  private finished = false;
-  private readonly labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>;
-  private readonly counters: LabelledCounters;
 
   constructor(
     private readonly metrics: GrpcMetrics,
@@ -136,8 +116,22 @@ export class CallTracker {
     method: string,
   ) {
     this.labels = { grpc_type: type, grpc_service: service, grpc_method: method };
-    this.counters = countersFor(metrics, this.labels);
-    this.counters.started.inc();
+    this.started = metrics.started.labels(this.labels);
+    this.msgReceived = metrics.msgReceived.labels(this.labels);
+    this.msgSent = metrics.msgSent.labels(this.labels);
+  }
+
+  handled(code: number): void {
+    this.metrics.handled.inc({ ...this.labels, grpc_code: CODE_NAMES[code] ?? String(code) });
+  }
+}
+
+/** One call's counters; `done` counts once, whichever way the call ends. */
+export class CallTracker {
+  private finished = false;
+
+  constructor(private readonly counters: MethodCounters) {
+    counters.started.inc();
   }
 
   received(): void {
@@ -151,7 +145,7 @@ export class CallTracker {
   done(code: number): void {
     if (this.finished) return;
     this.finished = true;
-    this.metrics.handled.inc({ ...this.labels, grpc_code: CODE_NAMES[code] ?? String(code) });
+    this.counters.handled(code);
   }
 }
 
@@ -178,8 +172,9 @@ export function unary<Req, Res>(
   fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
   opts: UnaryOptions<Req> = {},
 ): handleUnaryCall<Req, Res> {
+  const counters = new MethodCounters(ctx.metrics, 'unary', service, method);
   return (call, callback) => {
-    const t = new CallTracker(ctx.metrics, 'unary', service, method);
+    const t = new CallTracker(counters);
     t.received();
     const run = async (): Promise<Res> => {
       await admit(ctx, call.metadata, opts.learnerOk?.(call.request) ?? false);
@@ -231,8 +226,9 @@ export function bidi<Req, Res>(
   method: string,
   start: (call: ServerDuplexStream<Req, Res>, session: StreamSession) => BidiHandlers<Req>,
 ): handleBidiStreamingCall<Req, Res> {
+  const counters = new MethodCounters(ctx.metrics, 'bidi_stream', service, method);
   return (call) => {
-    const tracker = new CallTracker(ctx.metrics, 'bidi_stream', service, method);
+    const tracker = new CallTracker(counters);
     let handlers: BidiHandlers<Req> | undefined;
     let untrack: (() => void) | undefined;
     let ended = false;

@@ -3,11 +3,12 @@
 import { status as Status } from '@grpc/grpc-js';
 import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { EdgeContext } from './grpc-edge.js';
-import { CallTracker, StatusError, unary } from './grpc-edge.js';
+import { CallTracker, MethodCounters, StatusError, unary } from './grpc-edge.js';
 
 const SERVICE = 'grpc.health.v1.Health';
 
 export function healthService(ctx: EdgeContext): UntypedServiceImplementation {
+  const watchCounters = new MethodCounters(ctx.metrics, 'server_stream', SERVICE, 'Watch');
   return {
     Check: unary<{ service: string }, object>(
       ctx,
@@ -21,7 +22,7 @@ export function healthService(ctx: EdgeContext): UntypedServiceImplementation {
     ),
     // The status never changes while the port is open: send it once and hold the stream until canceled.
     Watch: (call: ServerWritableStream<{ service: string }, object>) => {
-      const t = new CallTracker(ctx.metrics, 'server_stream', SERVICE, 'Watch');
+      const t = new CallTracker(watchCounters);
       t.received();
       call.on('cancelled', () => t.done(Status.CANCELLED));
       call.write({ status: call.request.service === '' ? 'SERVING' : 'SERVICE_UNKNOWN' });

@@ -9,7 +9,7 @@ import { status as Status } from '@grpc/grpc-js';
 import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { AlarmType } from './store-api.js';
 import type { EdgeContext } from './grpc-edge.js';
-import { CallTracker, ETCD_PACKAGE, admit, statusError, toStatus, unary } from './grpc-edge.js';
+import { CallTracker, ETCD_PACKAGE, MethodCounters, admit, statusError, toStatus, unary } from './grpc-edge.js';
 import type { Long } from './etcd-wire.js';
 import { currentHeader, num } from './etcd-wire.js';
 
@@ -39,6 +39,7 @@ function alarmType(v: string | number): AlarmType {
 
 export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementation {
   const { store } = ctx;
+  const snapshotCounters = new MethodCounters(ctx.metrics, 'server_stream', SERVICE, 'Snapshot');
   return {
     Alarm: unary<WireAlarmRequest, object>(
       ctx,
@@ -89,7 +90,7 @@ export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementati
       await store.moveLeader(req.targetID);
       return { header: currentHeader(store) };
     }),
-    Snapshot: (call: ServerWritableStream<object, object>) => snapshot(ctx, call),
+    Snapshot: (call: ServerWritableStream<object, object>) => snapshot(ctx, snapshotCounters, call),
   };
 }
 
@@ -98,8 +99,8 @@ export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementati
  * what is known to be left — the rest of the chunk in hand, the next chunk, and the hash — exact once
  * the store's last chunk is in hand (padding included), and 0 on the final message.
  */
-function snapshot(ctx: EdgeContext, call: ServerWritableStream<object, object>): void {
-  const t = new CallTracker(ctx.metrics, 'server_stream', SERVICE, 'Snapshot');
+function snapshot(ctx: EdgeContext, counters: MethodCounters, call: ServerWritableStream<object, object>): void {
+  const t = new CallTracker(counters);
   t.received();
   let cancelled = false;
   call.on('cancelled', () => {
