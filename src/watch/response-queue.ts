@@ -8,8 +8,6 @@ interface Item<O, V> {
   value: V;
   /** Pushes this item holds (more than one once later ones were merged into it). */
   weight: number;
-  /** Still in the queue (a shifted item takes no more merges). */
-  queued: boolean;
 }
 
 /** Folds `next` into `queued`, or says they must stay apart (undefined). */
@@ -19,7 +17,7 @@ export class ResponseQueue<O, V> {
   private items: (Item<O, V> | undefined)[] = [];
   private head = 0;
   private readonly counts = new Map<O, number>();
-  /** Each owner's newest queued item, the only one a push may merge into (order is kept). */
+  /** Each owner's newest item still queued, the only one a push may merge into (order is kept). */
   private readonly newest = new Map<O, Item<O, V>>();
 
   constructor(readonly perOwner: number) {}
@@ -38,7 +36,7 @@ export class ResponseQueue<O, V> {
     if (n >= this.perOwner) return false;
     this.counts.set(owner, n + 1);
     const last = this.newest.get(owner);
-    if (merge && last?.queued) {
+    if (merge && last) {
       const m = merge(last.value, value);
       if (m !== undefined) {
         last.value = m;
@@ -46,7 +44,7 @@ export class ResponseQueue<O, V> {
         return true;
       }
     }
-    const it: Item<O, V> = { owner, value, weight: 1, queued: true };
+    const it: Item<O, V> = { owner, value, weight: 1 };
     this.items.push(it);
     this.newest.set(owner, it);
     return true;
@@ -54,7 +52,7 @@ export class ResponseQueue<O, V> {
 
   /** Queues a control response: never refused, never merged. */
   push(value: V): void {
-    this.items.push({ owner: undefined, value, weight: 1, queued: true });
+    this.items.push({ owner: undefined, value, weight: 1 });
   }
 
   /** The oldest response, and whether its owner was at its bound (it may have a victim to retry). */
@@ -66,7 +64,6 @@ export class ResponseQueue<O, V> {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }
-    it.queued = false;
     let wasFull = false;
     if (it.owner !== undefined) {
       if (this.newest.get(it.owner) === it) this.newest.delete(it.owner);

@@ -42,9 +42,8 @@ type Queued =
   | {
       readonly watch: StreamWatch;
       readonly resp: WatcherResponse;
-      readonly bytes: number;
-      /** resp.events is this item's own array (made by a merge), so later merges may append to it. */
-      readonly owned?: KvEvent[];
+      /** Set by a merge: the events' size, and resp.events as this item's own array that later merges append to. */
+      readonly merged?: { readonly bytes: number; readonly events: KvEvent[] };
     };
 
 /**
@@ -139,7 +138,7 @@ export class WatchStream {
       },
       {
         offer: (resp) => {
-          if (!this.queue.tryPush(sw, { watch: sw, resp, bytes: eventsBytes(resp) }, this.paused ? this.mergeEvents : undefined)) return false;
+          if (!this.queue.tryPush(sw, { watch: sw, resp }, this.paused ? this.mergeEvents : undefined)) return false;
           this.schedulePump();
           return true;
         },
@@ -210,10 +209,13 @@ export class WatchStream {
     const a = queued.resp;
     const b = next.resp;
     if (a.compactRevision !== 0 || b.compactRevision !== 0 || a.events.length === 0 || b.events.length === 0) return undefined;
-    if (a.events.length + b.events.length > MERGE_MAX_EVENTS || queued.bytes + next.bytes > MERGE_MAX_BYTES) return undefined;
-    const events = queued.owned ?? [...a.events];
+    if (a.events.length + b.events.length > MERGE_MAX_EVENTS) return undefined;
+    // Sizes are counted only here, when the stream is behind: the usual push costs nothing extra.
+    const bytes = (queued.merged?.bytes ?? eventsBytes(a)) + eventsBytes(b);
+    if (bytes > MERGE_MAX_BYTES) return undefined;
+    const events = queued.merged?.events ?? [...a.events];
     for (const ev of b.events) events.push(ev);
-    return { watch: queued.watch, resp: { watchId: a.watchId, revision: b.revision, events, compactRevision: 0 }, bytes: queued.bytes + next.bytes, owned: events };
+    return { watch: queued.watch, resp: { watchId: a.watchId, revision: b.revision, events, compactRevision: 0 }, merged: { bytes, events } };
   };
 
   private control(r: WatchResponse): void {
