@@ -723,8 +723,8 @@ export class Member implements StoreApi {
 
   async memberPromote(id: string): Promise<{ members: MemberInfo[] }> {
     const n = Number(id);
-    this.promotableLearner(n);
     if (this.isLeader()) return this.promoteAsLeader(n);
+    this.promotableLearner(n);
     // Only the leader knows how far the learner has got: as etcd, a follower hands it the whole request.
     const lead = this.softState.lead;
     if (lead === 0) throw etcdError('NO_LEADER');

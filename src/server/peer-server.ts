@@ -281,45 +281,45 @@ export class PeerServer {
     }
   }
 
+  /**
+   * A call a follower forwards to the leader: admitted as any peer call, answered with the member's result
+   * or its error; UNIMPLEMENTED when the member has no handler for it (`run` undefined).
+   */
+  private forwarded<Req, Res>(call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>, what: string, run: (() => Promise<Res>) | undefined): void {
+    if (this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer()) === undefined) return;
+    if (!run) {
+      callback({ code: status.UNIMPLEMENTED, details: `this member does not take forwarded ${what}` });
+      return;
+    }
+    run().then(
+      (r) => callback(null, r),
+      (err: unknown) => callback(handlerError(err)),
+    );
+  }
+
   private onLeaseKeepAlive(
     call: ServerUnaryCall<WireLeaseKeepAliveRequest, WireLeaseKeepAliveResponse>,
     callback: sendUnaryData<WireLeaseKeepAliveResponse>,
   ): void {
-    if (this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer()) === undefined) return;
-    this.opts.handlers.leaseKeepAlive(call.request.id).then(
-      (r) => callback(null, { ttl: r.ttl }),
-      (err: unknown) => callback(handlerError(err)),
-    );
+    this.forwarded(call, callback, 'lease keep-alives', async () => ({ ttl: (await this.opts.handlers.leaseKeepAlive(call.request.id)).ttl }));
   }
 
   private onLeaseTimeToLive(
     call: ServerUnaryCall<WireLeaseTimeToLiveRequest, WireLeaseTimeToLiveResponse>,
     callback: sendUnaryData<WireLeaseTimeToLiveResponse>,
   ): void {
-    if (this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer()) === undefined) return;
-    this.opts.handlers.leaseTimeToLive(call.request.id, call.request.keys).then(
-      (r) => callback(null, { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys }),
-      (err: unknown) => callback(handlerError(err)),
-    );
+    this.forwarded(call, callback, 'lease lookups', async () => {
+      const r = await this.opts.handlers.leaseTimeToLive(call.request.id, call.request.keys);
+      return { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys };
+    });
   }
 
   private onMemberPromote(
     call: ServerUnaryCall<WireMemberPromoteRequest, WireMemberPromoteResponse>,
     callback: sendUnaryData<WireMemberPromoteResponse>,
   ): void {
-    if (this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer()) === undefined) return;
-    const handlers = this.opts.handlers;
-    if (!handlers.memberPromote) {
-      callback({ code: status.UNIMPLEMENTED, details: 'this member does not take forwarded promotions' });
-      return;
-    }
-    handlers
-      .memberPromote(call.request.id)
-      .then((r) => ({ members: r.members.map(memberToWire) }))
-      .then(
-        (res) => callback(null, res),
-        (err: unknown) => callback(handlerError(err)),
-      );
+    const promote = this.opts.handlers.memberPromote?.bind(this.opts.handlers);
+    this.forwarded(call, callback, 'promotions', promote && (async () => ({ members: (await promote(call.request.id)).members.map(memberToWire) })));
   }
 
   /** Admitted without identity metadata: a joining member does not know the cluster id yet. */
