@@ -5,6 +5,7 @@
 // it is connected to, leases kept alive, locks and elections.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
+import { expectCasBothWays } from '../server/helpers/etcd3-checks.js';
 import { ProcessCluster, startBoth, waitUntil } from './process-cluster.js';
 
 /** The same calls, in order, on one side; every result as plain data. */
@@ -111,12 +112,7 @@ describe('npm etcd3 client on a 3-member Setpoint cluster', () => {
   });
 
   it('runs if/then/else transactions', async () => {
-    await client.put('tx').value('v1');
-    const ok = await client.if('tx', 'Value', '==', 'v1').then(client.put('tx').value('v2')).else(client.get('tx')).commit();
-    expect(ok.succeeded).toBe(true);
-    const no = await client.if('tx', 'Value', '==', 'v1').then(client.put('tx').value('v3')).else(client.get('tx')).commit();
-    expect(no.succeeded).toBe(false);
-    expect(no.responses[0]?.response_range?.kvs[0]?.value.toString()).toBe('v2');
+    await expectCasBothWays(client, 'tx');
   });
 
   it('keeps a watch across a restart of the member it is connected to, missing no event', async () => {

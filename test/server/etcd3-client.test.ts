@@ -2,6 +2,7 @@
 // leases with keep-alive, lock, STM, and the errors it maps by message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3, EtcdLeaseInvalidError, EtcdLockFailedError, GRPCOutOfRangeError } from 'etcd3';
+import { expectCasBothWays } from './helpers/etcd3-checks.js';
 import type { IKeyValue } from 'etcd3';
 import { startFixturePort, waitFor } from './helpers/client-port-harness.js';
 import type { FixturePort } from './helpers/client-port-harness.js';
@@ -38,12 +39,7 @@ describe('npm etcd3 client', () => {
   });
 
   it('runs a compare-and-swap txn both ways', async () => {
-    await client.put('cas').value('v1');
-    const ok = await client.if('cas', 'Value', '==', 'v1').then(client.put('cas').value('v2')).else(client.get('cas')).commit();
-    expect(ok.succeeded).toBe(true);
-    const no = await client.if('cas', 'Value', '==', 'v1').then(client.put('cas').value('v3')).else(client.get('cas')).commit();
-    expect(no.succeeded).toBe(false);
-    expect(no.responses[0]?.response_range?.kvs[0]?.value.toString()).toBe('v2');
+    await expectCasBothWays(client, 'cas');
   });
 
   it('watches a prefix: live events in order, with previous values', async () => {
