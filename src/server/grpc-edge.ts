@@ -2,12 +2,13 @@
 // limit on what etcd would propose through Raft, the one mapping of errors to gRPC statuses (EtcdError
 // keeps its code and exact message; anything else is UNKNOWN and logged), and go-grpc-prometheus's
 // per-call counters.
+import { coalesceWrites } from './grpc-coalesce.js';
 import { status as Status } from '@grpc/grpc-js';
 import type { handleBidiStreamingCall, handleUnaryCall, Metadata, ServerDuplexStream, ServerUnaryCall, StatusObject } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { EtcdError, etcdError } from '../kv/errors.js';
 import type { StoreApi } from './store-api.js';
-import type { GrpcMetrics, GrpcType } from './metrics.js';
+import type { GrpcMetrics, GrpcType, HotCounter } from './metrics.js';
 import type { LeaderGuard } from './leader-guard.js';
 import { requiresLeader } from './leader-guard.js';
 import { wireSize } from './etcd-proto.js';
@@ -101,13 +102,14 @@ export function checkRequestSize<Req>(ctx: EdgeContext, req: Req, validate?: (re
 
 /**
  * One method's counters. prom-client hashes a label set on every inc(), so the labelled children are
- * looked up once, when the method's handler is built, not on every call and message.
+ * looked up once, when the method's handler is built, and counted through HotCounters (metrics.ts).
  */
 export class MethodCounters {
   private readonly labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>;
-  readonly started: { inc(): void };
-  readonly msgReceived: { inc(): void };
-  readonly msgSent: { inc(): void };
+  readonly started: HotCounter;
+  readonly msgReceived: HotCounter;
+  readonly msgSent: HotCounter;
+  private readonly handledByCode = new Map<number, HotCounter>();
 
   constructor(
     private readonly metrics: GrpcMetrics,
@@ -116,13 +118,18 @@ export class MethodCounters {
     method: string,
   ) {
     this.labels = { grpc_type: type, grpc_service: service, grpc_method: method };
-    this.started = metrics.started.labels(this.labels);
-    this.msgReceived = metrics.msgReceived.labels(this.labels);
-    this.msgSent = metrics.msgSent.labels(this.labels);
+    this.started = metrics.hot(metrics.started.labels(this.labels));
+    this.msgReceived = metrics.hot(metrics.msgReceived.labels(this.labels));
+    this.msgSent = metrics.hot(metrics.msgSent.labels(this.labels));
   }
 
   handled(code: number): void {
-    this.metrics.handled.inc({ ...this.labels, grpc_code: CODE_NAMES[code] ?? String(code) });
+    let c = this.handledByCode.get(code);
+    if (!c) {
+      c = this.metrics.hot(this.metrics.handled.labels({ ...this.labels, grpc_code: CODE_NAMES[code] ?? String(code) }));
+      this.handledByCode.set(code, c);
+    }
+    c.inc();
   }
 }
 
@@ -228,6 +235,8 @@ export function bidi<Req, Res>(
 ): handleBidiStreamingCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'bidi_stream', service, method);
   return (call) => {
+    // Responses that queue behind an in-flight write leave in one HTTP/2 write (grpc-coalesce.ts).
+    coalesceWrites(call);
     const tracker = new CallTracker(counters);
     let handlers: BidiHandlers<Req> | undefined;
     let untrack: (() => void) | undefined;

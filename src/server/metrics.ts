@@ -21,6 +21,28 @@ export interface GrpcMetrics {
   readonly receivedBytes: Counter;
   /** etcd_network_client_grpc_sent_bytes_total: response bytes sent to clients. */
   readonly sentBytes: Counter;
+  /** Wraps a counter (or labelled child) of this set for hot paths: see HotCounter. */
+  hot(counter: { inc(by: number): void }): HotCounter;
+}
+
+/**
+ * A counter bumped on hot paths (every gRPC call, message and byte count). prom-client's inc() validates
+ * and hashes on each call; this adds to a plain number and hands the sum over whenever /metrics is read.
+ */
+export class HotCounter {
+  private pending = 0;
+
+  constructor(private readonly counter: { inc(by: number): void }) {}
+
+  inc(by = 1): void {
+    this.pending += by;
+  }
+
+  flush(): void {
+    if (this.pending === 0) return;
+    this.counter.inc(this.pending);
+    this.pending = 0;
+  }
 }
 
 /**
@@ -62,8 +84,14 @@ export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
   const registers = [registry];
   const grpcLabels: GrpcLabels[] = ['grpc_type', 'grpc_service', 'grpc_method'];
   const gauge = (name: string, help: string): Gauge => new Gauge({ name, help, registers });
+  // Hot counters are flushed whenever one of the gRPC counters is read (prom-client calls collect first).
+  const hot = new Set<HotCounter>();
+  const collect = (): void => {
+    for (const h of hot) h.flush();
+  };
   const counter = (name: string, help: string): Counter => new Counter({ name, help, registers });
-  const grpcCounter = (name: string, help: string): Counter<GrpcLabels> => new Counter({ name, help, labelNames: grpcLabels, registers });
+  const grpcCounter = (name: string, help: string): Counter<GrpcLabels> => new Counter({ name, help, labelNames: grpcLabels, registers, collect });
+  const byteCounter = (name: string, help: string): Counter => new Counter({ name, help, registers, collect });
 
   const version = new Gauge({
     name: 'etcd_server_version',
@@ -114,11 +142,17 @@ export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
         help: 'Total number of RPCs completed on the server, regardless of success or failure.',
         labelNames: [...grpcLabels, 'grpc_code'],
         registers,
+        collect,
       }),
       msgReceived: grpcCounter('grpc_server_msg_received_total', 'Total number of RPC stream messages received on the server.'),
       msgSent: grpcCounter('grpc_server_msg_sent_total', 'Total number of gRPC stream messages sent by the server.'),
-      receivedBytes: counter('etcd_network_client_grpc_received_bytes_total', 'The total number of bytes received from grpc clients.'),
-      sentBytes: counter('etcd_network_client_grpc_sent_bytes_total', 'The total number of bytes sent to grpc clients.'),
+      receivedBytes: byteCounter('etcd_network_client_grpc_received_bytes_total', 'The total number of bytes received from grpc clients.'),
+      sentBytes: byteCounter('etcd_network_client_grpc_sent_bytes_total', 'The total number of bytes sent to grpc clients.'),
+      hot(c: { inc(by: number): void }): HotCounter {
+        const h = new HotCounter(c);
+        hot.add(h);
+        return h;
+      },
     },
   };
 }

@@ -10,6 +10,7 @@ import { ETCD_PACKAGE, bidi } from './grpc-edge.js';
 import type { Long } from './etcd-wire.js';
 import { num } from './etcd-wire.js';
 import { WatchResponseEncoder } from './watch-encode.js';
+import { DirectWriter } from './grpc-coalesce.js';
 
 const SERVICE = `${ETCD_PACKAGE}.Watch`;
 
@@ -65,11 +66,15 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
     Watch: bidi<WireWatchRequest, object>(ctx, SERVICE, 'Watch', (call: ServerDuplexStream<WireWatchRequest, object>, session) => {
       // Set once the stream exists; the stream only sends from its own pump, after it is constructed.
       let resume: () => void = () => undefined;
+      // Responses go out in one HTTP/2 write per turn of the event loop (grpc-coalesce.ts).
+      const direct = DirectWriter.for(call, () => resume());
       const send = (r: WatchResponse): boolean => {
         if (session.ended) return true;
-        // Already encoded: the service's serializer passes Buffers through (etcd-proto.ts).
-        const ok = call.write(encoder.encode(store.header(r.header.revision), r));
+        const bytes = encoder.encode(store.header(r.header.revision), r);
         session.tracker.sent();
+        if (direct) return direct.write(bytes);
+        // Already encoded: the service's serializer passes Buffers through (etcd-proto.ts).
+        const ok = call.write(bytes);
         // The WatchStream stops at `false` and waits for resume(): one drain listener per pause.
         if (!ok) call.once('drain', () => resume());
         return ok;
