@@ -1,7 +1,6 @@
 // The MVCC key-value store with etcd 3.4's semantics: every write transaction that changes something
 // creates one new main revision; history is kept until compacted; reads at any retained revision. The
 // index and current values live in memory; history lives in the backend, keyed by revision.
-import btree from 'sorted-btree';
 import { pack, unpack } from 'msgpackr';
 import { crc32 } from 'node:zlib';
 import type {
@@ -24,6 +23,7 @@ import type { KeyRange } from './key-range.js';
 import type { VisibleRevision } from './key-index.js';
 import { Backend } from './backend.js';
 import { KeyIndex } from './key-index.js';
+import { KeyIndexTree } from './index-tree.js';
 import { etcdError } from './errors.js';
 import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
@@ -43,10 +43,6 @@ export interface KvStoreOptions {
 
 export type CommitListener = (rev: number, events: readonly KvEvent[]) => void;
 
-// sorted-btree is CommonJS with its class on `default`; Node's ESM loader hands us the exports object,
-// while bundlers (vitest) may hand us the class itself.
-type BTreeClass = typeof btree.default;
-const BTree: BTreeClass = (btree as unknown as { default?: BTreeClass }).default ?? (btree as unknown as BTreeClass);
 const EMPTY = Buffer.alloc(0);
 const LEASE_PREFIX = 0x6c; // 'l'
 /** etcd's default --quota-backend-bytes. */
@@ -85,7 +81,7 @@ interface WriteTxn {
 }
 
 export class KvStore {
-  private readonly index = new BTree<string, KeyIndex>();
+  private readonly index = new KeyIndexTree();
   /** Revision of the last write transaction that changed something; 1 for an empty store. */
   currentRev = 1;
   /** Revisions below this are gone (0: never compacted). */
