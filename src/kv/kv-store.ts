@@ -24,6 +24,8 @@ import type { VisibleRevision } from './key-index.js';
 import { Backend } from './backend.js';
 import { KeyIndex } from './key-index.js';
 import { KeyIndexTree } from './index-tree.js';
+import { etcdSnapshotChunks } from './etcd-snapshot.js';
+import type { SnapshotMember } from './etcd-snapshot.js';
 import { etcdError } from './errors.js';
 import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
@@ -770,6 +772,12 @@ export class KvStore {
       }
     }
     if (batch.length > 0) yield pack(batch);
+  }
+
+  /** The whole state in etcd's bbolt format (etcd-snapshot.ts), in chunks: what Maintenance.Snapshot sends. */
+  async *etcdSnapshot(members: readonly SnapshotMember[]): AsyncGenerator<Buffer> {
+    await this.flush();
+    yield* etcdSnapshotChunks(this.backend.snapshotBatches(Buffer.from([0]), Buffer.from([0xff])), members);
   }
 
   /**

@@ -1,8 +1,8 @@
-// etcdserverpb.Maintenance: alarms, status, hashes, defragment, leader transfer, and Snapshot — the store's
-// bytes streamed in 32 KiB chunks, then zero bytes up to a multiple of 512, then the sha256 of all that.
-// etcd appends the sha256 to its page-aligned bbolt file, and etcdctl snapshot save refuses a download
-// whose length is not 512·n + 32, so our stream keeps that shape. A reader of the file drops the last
-// 32 bytes (after checking them) and the trailing zeros (msgpack reads each as the integer 0).
+// etcdserverpb.Maintenance: alarms, status, hashes, defragment, leader transfer, and Snapshot — the store
+// as an etcd bbolt file (src/kv/etcd-snapshot.ts) in 32 KiB chunks, then the sha256 of it, as etcd sends
+// it: etcdctl snapshot save checks that the download is 512·n + 32 bytes and the hash before it renames the
+// `.part` file, and `snapshot status` and `snapshot restore` open the file with bbolt. (bbolt files are
+// whole pages; zero padding up to a multiple of 512 is there only for a store that streams otherwise.)
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { status as Status } from '@grpc/grpc-js';

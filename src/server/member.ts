@@ -858,7 +858,7 @@ export class Member implements StoreApi {
   }
 
   snapshot(): AsyncIterable<Uint8Array> {
-    return this.kv.snapshot();
+    return this.kv.etcdSnapshot(this.membership.list());
   }
 
   async moveLeader(targetId: string, timeoutMs = this.requestTimeoutMs): Promise<void> {

@@ -1,6 +1,7 @@
 // What the etcd v3 gRPC services need from a store member. The services are a thin, 1:1 mapping of
 // wire messages onto these calls; everything here speaks the kv layer's types (src/kv/types.ts) and
 // throws EtcdError (src/kv/errors.ts) with etcd's exact messages and gRPC codes.
+import type { SnapshotMember } from '../kv/etcd-snapshot.js';
 import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../kv/types.js';
 import type { WatchStream, WatchResponseSender } from '../watch/watch-stream.js';
 
@@ -12,15 +13,8 @@ export interface Header {
   readonly raftTerm: number;
 }
 
-export interface MemberInfo {
-  /** uint64 as a decimal string. */
-  readonly id: string;
-  /** Empty until the member has started and published its name (etcdctl shows "unstarted"). */
-  readonly name: string;
-  readonly peerURLs: readonly string[];
-  readonly clientURLs: readonly string[];
-  readonly isLearner: boolean;
-}
+/** A cluster member as the Cluster service lists it: the shape etcd's snapshots record (kv/etcd-snapshot.ts). */
+export type MemberInfo = SnapshotMember;
 
 export interface StatusInfo {
   readonly version: string;

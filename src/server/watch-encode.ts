@@ -5,106 +5,10 @@
 // response is then the header, the watch id and the cached event bytes laid end to end: fields in number
 // order, proto3 zero values omitted (as Go's encoder does). test/server/watch-encode.test.ts decodes them
 // with the proto definitions and compares with protobufjs' encoding of the same response.
-import type { KeyValue, KvEvent } from '../kv/types.js';
+import type { KvEvent } from '../kv/types.js';
+import { Writer, bytesFieldLen, int64, intFieldLen, kvLength, tagLen, varintLength, writeBytes, writeInt, writeKv } from '../kv/pb.js';
 import type { WatchResponse } from '../watch/types.js';
 import type { Header } from './store-api.js';
-
-/** Bytes of a non-negative integer below 2^53, or any int64/uint64 as a bigint (negatives in two's complement). */
-function varintLength(n: number | bigint): number {
-  if (typeof n === 'number') {
-    let len = 1;
-    while (n >= 128) {
-      n = Math.floor(n / 128);
-      len++;
-    }
-    return len;
-  }
-  let v = BigInt.asUintN(64, n);
-  let len = 1;
-  while (v >= 128n) {
-    v >>= 7n;
-    len++;
-  }
-  return len;
-}
-
-class Writer {
-  readonly buf: Buffer;
-  pos = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  varint(n: number | bigint): void {
-    if (typeof n === 'number') {
-      while (n >= 128) {
-        this.buf[this.pos++] = (n % 128) | 0x80;
-        n = Math.floor(n / 128);
-      }
-      this.buf[this.pos++] = n;
-      return;
-    }
-    let v = BigInt.asUintN(64, n);
-    while (v >= 128n) {
-      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
-      v >>= 7n;
-    }
-    this.buf[this.pos++] = Number(v);
-  }
-
-  bytes(b: Uint8Array): void {
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
-  }
-}
-
-/** Field sizes and writers for the scalar kinds used here; zero values are omitted (proto3). */
-const tagLen = (field: number): number => varintLength(field << 3);
-const intFieldLen = (field: number, n: number | bigint): number => (n === 0 || n === 0n ? 0 : tagLen(field) + varintLength(n));
-const bytesFieldLen = (field: number, len: number): number => (len === 0 ? 0 : tagLen(field) + varintLength(len) + len);
-
-function writeInt(w: Writer, field: number, n: number | bigint): void {
-  if (n === 0 || n === 0n) return;
-  w.varint(field << 3);
-  w.varint(n);
-}
-
-function writeBytes(w: Writer, field: number, b: Uint8Array): void {
-  if (b.length === 0) return;
-  w.varint((field << 3) | 2);
-  w.varint(b.length);
-  w.bytes(b);
-}
-
-/** A signed int64 held as a JS number (ids, revisions): negatives go out as 10-byte two's complement. */
-const int64 = (n: number): number | bigint => (n < 0 ? BigInt(n) : n);
-
-function kvLength(kv: KeyValue): number {
-  return (
-    bytesFieldLen(1, kv.key.length) +
-    intFieldLen(2, kv.createRevision) +
-    intFieldLen(3, kv.modRevision) +
-    intFieldLen(4, kv.version) +
-    bytesFieldLen(5, kv.value.length) +
-    intFieldLen(6, leaseId(kv))
-  );
-}
-
-function leaseId(kv: KeyValue): number | bigint {
-  return kv.lease === '0' || kv.lease === '' ? 0 : BigInt(kv.lease);
-}
-
-function writeKv(w: Writer, field: number, kv: KeyValue, len: number): void {
-  w.varint((field << 3) | 2);
-  w.varint(len);
-  writeBytes(w, 1, kv.key);
-  writeInt(w, 2, kv.createRevision);
-  writeInt(w, 3, kv.modRevision);
-  writeInt(w, 4, kv.version);
-  writeBytes(w, 5, kv.value);
-  writeInt(w, 6, leaseId(kv));
-}
 
 /** WatchResponse field 11 (events): tag, length and the Event, ready to be copied into any response. */
 function encodeEventField(ev: KvEvent): Buffer {

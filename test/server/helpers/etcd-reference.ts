@@ -39,6 +39,18 @@ export async function startReferenceEtcd(extraArgs: readonly string[] = []): Pro
 }
 
 /**
+ * A one-member etcd on a data directory that `prepare` makes first (`etcdctl snapshot restore`), given the
+ * member's name, peer URL and initial cluster, which a restore bakes into the data.
+ */
+export async function startReferenceEtcdOn(prepare: (me: { name: string; peer: string; initialCluster: string }) => Promise<string>): Promise<ReferenceEtcd> {
+  const me = await spec('ref');
+  const initialCluster = `ref=${me.peer}`;
+  const dataDir = await prepare({ name: me.name, peer: me.peer, initialCluster });
+  // A later --data-dir wins over startMember's own.
+  return startMember(me, initialCluster, ['--data-dir', dataDir]);
+}
+
+/**
  * A real etcd that has lost its leader: a two-member cluster whose second member is stopped once both
  * are up, leaving the first without a quorum (and so, after an election timeout, without a leader).
  */

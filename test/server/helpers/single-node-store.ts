@@ -191,7 +191,11 @@ export class SingleNodeStore implements StoreApi {
   async defragment(): Promise<void> {}
 
   snapshot(): AsyncIterable<Uint8Array> {
-    return this.kv.snapshot();
+    const kv = this.kv;
+    const members = async (): Promise<MemberInfo[]> => (await this.memberList()).members;
+    return (async function* () {
+      yield* kv.etcdSnapshot(await members());
+    })();
   }
 
   async moveLeader(targetId: string): Promise<void> {

@@ -1,0 +1,113 @@
+// Protobuf encoding by hand for the few messages hot paths or files need (mvccpb.KeyValue in watch
+// responses and in etcd-format snapshots): fields in number order, proto3 zero values omitted, as Go's
+// encoder does.
+import type { KeyValue } from './types.js';
+
+/** Bytes of a non-negative integer below 2^53, or any int64/uint64 as a bigint (negatives in two's complement). */
+export function varintLength(n: number | bigint): number {
+  if (typeof n === 'number') {
+    let len = 1;
+    while (n >= 128) {
+      n = Math.floor(n / 128);
+      len++;
+    }
+    return len;
+  }
+  let v = BigInt.asUintN(64, n);
+  let len = 1;
+  while (v >= 128n) {
+    v >>= 7n;
+    len++;
+  }
+  return len;
+}
+
+export class Writer {
+  readonly buf: Buffer;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  varint(n: number | bigint): void {
+    if (typeof n === 'number') {
+      while (n >= 128) {
+        this.buf[this.pos++] = (n % 128) | 0x80;
+        n = Math.floor(n / 128);
+      }
+      this.buf[this.pos++] = n;
+      return;
+    }
+    let v = BigInt.asUintN(64, n);
+    while (v >= 128n) {
+      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.pos++] = Number(v);
+  }
+
+  bytes(b: Uint8Array): void {
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+}
+
+/** Field sizes and writers for the scalar kinds used here; zero values are omitted (proto3). */
+export const tagLen = (field: number): number => varintLength(field << 3);
+export const intFieldLen = (field: number, n: number | bigint): number => (n === 0 || n === 0n ? 0 : tagLen(field) + varintLength(n));
+export const bytesFieldLen = (field: number, len: number): number => (len === 0 ? 0 : tagLen(field) + varintLength(len) + len);
+
+export function writeInt(w: Writer, field: number, n: number | bigint): void {
+  if (n === 0 || n === 0n) return;
+  w.varint(field << 3);
+  w.varint(n);
+}
+
+export function writeBytes(w: Writer, field: number, b: Uint8Array): void {
+  if (b.length === 0) return;
+  w.varint((field << 3) | 2);
+  w.varint(b.length);
+  w.bytes(b);
+}
+
+/** A signed int64 held as a JS number (ids, revisions): negatives go out as 10-byte two's complement. */
+export const int64 = (n: number): number | bigint => (n < 0 ? BigInt(n) : n);
+
+export function kvLength(kv: KeyValue): number {
+  return (
+    bytesFieldLen(1, kv.key.length) +
+    intFieldLen(2, kv.createRevision) +
+    intFieldLen(3, kv.modRevision) +
+    intFieldLen(4, kv.version) +
+    bytesFieldLen(5, kv.value.length) +
+    intFieldLen(6, leaseId(kv))
+  );
+}
+
+export function leaseId(kv: KeyValue): number | bigint {
+  return kv.lease === '0' || kv.lease === '' ? 0 : BigInt(kv.lease);
+}
+
+export function writeKv(w: Writer, field: number, kv: KeyValue, len: number): void {
+  w.varint((field << 3) | 2);
+  w.varint(len);
+  writeKvFields(w, kv);
+}
+
+function writeKvFields(w: Writer, kv: KeyValue): void {
+  writeBytes(w, 1, kv.key);
+  writeInt(w, 2, kv.createRevision);
+  writeInt(w, 3, kv.modRevision);
+  writeInt(w, 4, kv.version);
+  writeBytes(w, 5, kv.value);
+  writeInt(w, 6, leaseId(kv));
+}
+
+/** An mvccpb.KeyValue message. */
+export function encodeKeyValue(kv: KeyValue): Buffer {
+  const len = kvLength(kv);
+  const w = new Writer(len);
+  writeKvFields(w, kv);
+  return w.buf;
+}
