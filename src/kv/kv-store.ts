@@ -95,7 +95,7 @@ export class KvStore {
   /** The cluster's alarms as applied from the log; kept in the backend like etcd's alarm bucket. */
   alarms: readonly StoredAlarm[] = [];
   readonly lessor: Lessor;
-  private readonly listeners: CommitListener[] = [];
+  private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean }[] = [];
   private readonly quota: number;
   private readonly maxTxnOps: number;
   /** Physical compaction running in the background (its promise), so callers can await it. */
@@ -161,12 +161,23 @@ export class KvStore {
     if (this.compactRev > done) this.compacting = this.physicallyCompact(this.compactRev);
   }
 
-  onCommit(l: CommitListener): () => void {
-    this.listeners.push(l);
+  /**
+   * Calls `l` with every committed revision's events. Events carry the previous value (prevKv) only while
+   * some listener's `wantsPrevKv` says it needs them: materializing it copies the old value of every key
+   * changed, which a delete of 150,000 keys made a large part of its cost.
+   */
+  onCommit(l: CommitListener, wantsPrevKv: () => boolean = () => true): () => void {
+    const entry = { fn: l, wantsPrevKv };
+    this.listeners.push(entry);
     return () => {
-      const i = this.listeners.indexOf(l);
+      const i = this.listeners.indexOf(entry);
       if (i >= 0) this.listeners.splice(i, 1);
     };
+  }
+
+  private prevKvWanted(): boolean {
+    for (const l of this.listeners) if (l.wantsPrevKv()) return true;
+    return false;
   }
 
   /** Bytes the backend holds (logical), as reported by Status' dbSize. */
@@ -358,7 +369,7 @@ export class KvStore {
       this.index.set(key, ki);
     }
     // The previous value is only materialized when someone will look at it (events, prev_kv).
-    const prev = wantPrev || this.listeners.length > 0 ? this.currentKv(ki) : undefined;
+    const prev = wantPrev || this.prevKvWanted() ? this.currentKv(ki) : undefined;
     if (ki.lease !== '0') this.lessor.detach(ki.lease, key);
     ki.put(tx.main, tx.sub);
     ki.value = value.toString('latin1');
@@ -376,13 +387,14 @@ export class KvStore {
     this.visit(r, (ki) => {
       if (ki.isLive()) live.push(ki);
     });
+    const wantPrev = this.prevKvWanted();
     for (const ki of live) {
-      const prev = this.currentKv(ki) as KeyValue;
-      if (prev.lease !== '0') this.lessor.detach(prev.lease, ki.key);
+      const prev = wantPrev ? this.currentKv(ki) : undefined;
+      if (ki.lease !== '0') this.lessor.detach(ki.lease, ki.key);
       const kv: KeyValue = { key: fromKey(ki.key), createRevision: 0, modRevision: tx.main, version: 0, value: EMPTY, lease: '0' };
       ki.tombstone(tx.main, tx.sub);
       this.writeRecord(tx, kv, true);
-      tx.events.push({ type: 'DELETE', kv, prevKv: prev });
+      tx.events.push(prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
     }
     return live.length;
   }
@@ -396,7 +408,7 @@ export class KvStore {
     if (tx.sub === 0) return this.currentRev;
     this.currentRev = tx.main;
     this.backend.size += tx.cost;
-    for (const l of this.listeners) l(tx.main, tx.events);
+    for (const l of this.listeners) l.fn(tx.main, tx.events);
     return this.currentRev;
   }
 

@@ -36,6 +36,8 @@ export class WatchableStore {
   private readonly synced = new WatcherGroup();
   private readonly unsynced = new WatcherGroup();
   private readonly victims = new Set<Watcher>();
+  /** Live watchers that asked for prev_kv: while there are none, commits skip materializing previous values. */
+  private readonly prevKvWatchers = new Set<Watcher>();
   private readonly log: Logger | undefined;
   private readonly syncIntervalMs: number;
   private readonly victimRetryMs: number;
@@ -64,7 +66,10 @@ export class WatchableStore {
     this.batchMaxRevs = Math.max(1, opts.batchMaxRevs ?? DEFAULT_BATCH_MAX_REVS);
     this.maxWatchersPerSync = Math.max(1, opts.maxWatchersPerSync ?? 512);
     this.seenHead = kv.currentRev;
-    const offCommit = kv.onCommit((rev, events) => this.notify(rev, events));
+    const offCommit = kv.onCommit(
+      (rev, events) => this.notify(rev, events),
+      () => this.prevKvWatchers.size > 0,
+    );
     const offRestore = kv.onRestore(() => this.restored());
     this.unsubscribe = () => {
       offCommit();
@@ -107,6 +112,7 @@ export class WatchableStore {
       sink,
       this,
     );
+    if (w.prevKv) this.prevKvWatchers.add(w);
     if (isSynced) {
       w.state = 'synced';
       this.synced.add(w);
@@ -119,6 +125,7 @@ export class WatchableStore {
 
   /** @internal Called through WatcherHandle.cancel. */
   cancel(w: Watcher): void {
+    this.prevKvWatchers.delete(w);
     this.synced.delete(w);
     this.unsynced.delete(w);
     this.victims.delete(w);

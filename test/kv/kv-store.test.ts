@@ -59,6 +59,25 @@ describe('revisions', () => {
       expect([dec(d?.kv.key), d?.kv.modRevision, d?.kv.createRevision, d?.kv.version, dec(d?.kv.value)]).toEqual(['k', 3, 0, 0, '']);
       expect(dec(d?.prevKv?.value)).toBe('v');
     }));
+
+  it('leaves prev kv out of events while no listener wants it, and puts it back when one does', () =>
+    withStore(async (s) => {
+      const evs: KvEvent[] = [];
+      let want = false;
+      s.onCommit(
+        (_r, e) => evs.push(...e),
+        () => want,
+      );
+      await s.put({ key: enc('k'), value: enc('1') });
+      await s.put({ key: enc('k'), value: enc('2') });
+      await s.deleteRange({ key: enc('k') });
+      expect(evs.map((e) => e.prevKv)).toEqual([undefined, undefined, undefined]);
+      want = true;
+      await s.put({ key: enc('k'), value: enc('3') });
+      await s.put({ key: enc('k'), value: enc('4') });
+      await s.deleteRange({ key: enc('k') });
+      expect(evs.slice(3).map((e) => (e.prevKv ? dec(e.prevKv.value) : undefined))).toEqual([undefined, '3', '4']);
+    }));
 });
 
 describe('range', () => {
