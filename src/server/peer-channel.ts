@@ -1,6 +1,6 @@
 // Timings and gRPC channel settings of the peer transport, all derived from the election timeout: a
 // peer that stops answering (SIGSTOP, a partition that drops packets but keeps the connection open) must
-// be noticed in about one election timeout, and no connection may wait on a dead peer forever.
+// be noticed within a few election timeouts, and no connection may wait on a dead peer forever.
 import { Client } from '@grpc/grpc-js';
 import type { ChannelOptions } from '@grpc/grpc-js';
 import { channelCredentials } from './peer-credentials.js';
@@ -34,10 +34,12 @@ export interface PeerTimings {
 
 export function peerTimings(electionTimeoutMs: number, overrides: Partial<PeerTimings> = {}): PeerTimings {
   const e = Math.max(10, electionTimeoutMs);
-  // Half an election timeout between pings and half to answer: a silent peer is cut off within one
-  // election timeout of its last answer, about when its followers would have started an election.
+  // A ping every half election timeout, and two election timeouts to answer it: a silent peer is cut off
+  // within 2.5 election timeouts (etcd waits 5 s for a read on its peer streams). Half an election
+  // timeout to answer was too tight for Node: one apply that holds the event loop for a second (a delete
+  // of 150,000 keys under load) cut every peer connection of the member and lost the proposals in flight.
   const keepaliveTimeMs = overrides.keepaliveTimeMs ?? Math.max(50, Math.floor(e / 2));
-  const keepaliveTimeoutMs = overrides.keepaliveTimeoutMs ?? Math.max(50, Math.floor(e / 2));
+  const keepaliveTimeoutMs = overrides.keepaliveTimeoutMs ?? Math.max(50, 2 * e);
   const probeIntervalMs = overrides.probeIntervalMs ?? Math.min(1000, Math.max(50, Math.floor(e / 2)));
   const probeTimeoutMs = overrides.probeTimeoutMs ?? e;
   return {
