@@ -14,31 +14,9 @@ const BTree: BTreeClass = (btree as unknown as { default?: BTreeClass }).default
 /** Keys are latin1 strings, so plain string order is byte order (key-range.ts). */
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export class KeyIndexTree {
-  private readonly tree = new BTree<string, KeyIndex>(undefined, compareKeys);
+export type KeyIndexTree = btree.default<string, KeyIndex>;
 
-  get(key: string): KeyIndex | undefined {
-    return this.tree.get(key);
-  }
-
-  set(key: string, ki: KeyIndex): void {
-    this.tree.set(key, ki);
-  }
-
-  delete(key: string): void {
-    this.tree.delete(key);
-  }
-
-  clear(): void {
-    this.tree.clear();
-  }
-
-  /** Entries in key order, from `from` (inclusive) when given. */
-  entries(from?: string): IterableIterator<[string, KeyIndex]> {
-    return this.tree.entries(from);
-  }
-
-  get size(): number {
-    return this.tree.size;
-  }
+/** An empty index: sorted-btree with the plain string comparator. */
+export function newKeyIndexTree(): KeyIndexTree {
+  return new BTree<string, KeyIndex>(undefined, compareKeys);
 }

@@ -23,7 +23,7 @@ import type { KeyRange } from './key-range.js';
 import type { VisibleRevision } from './key-index.js';
 import { Backend } from './backend.js';
 import { KeyIndex } from './key-index.js';
-import { KeyIndexTree } from './index-tree.js';
+import { newKeyIndexTree } from './index-tree.js';
 import { etcdSnapshotChunks } from './etcd-snapshot.js';
 import type { SnapshotMember } from './etcd-snapshot.js';
 import { etcdError } from './errors.js';
@@ -83,7 +83,7 @@ interface WriteTxn {
 }
 
 export class KvStore {
-  private readonly index = new KeyIndexTree();
+  private readonly index = newKeyIndexTree();
   /** Revision of the last write transaction that changed something; 1 for an empty store. */
   currentRev = 1;
   /** Revisions below this are gone (0: never compacted). */
