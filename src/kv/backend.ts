@@ -9,11 +9,29 @@ import { KvStoreError } from './errors.js';
 type Db = ClassicLevel<Buffer, Buffer>;
 type Entry = readonly [Buffer, Buffer | null];
 
-const FORMAT_KEY = Buffer.from('m:format');
+/** Metadata keys are this prefix and a name. */
+export const META_PREFIX = 'm:';
+/** Lease keys are this byte and the lease id in decimal; the value holds the TTL. */
+export const LEASE_PREFIX = 0x6c; // 'l'
+
+const FORMAT_KEY = Buffer.from(`${META_PREFIX}format`);
 const FORMAT = 'setpoint-kv/2';
 
 export function metaKey(name: string): Buffer {
-  return Buffer.from(`m:${name}`);
+  return Buffer.from(`${META_PREFIX}${name}`);
+}
+
+export function leaseKey(id: string): Buffer {
+  return Buffer.concat([Buffer.from([LEASE_PREFIX]), Buffer.from(id)]);
+}
+
+export function leaseValue(ttl: number): Buffer {
+  return pack({ ttl });
+}
+
+/** A lease record back: its id (decimal) and TTL. */
+export function decodeLease(k: Buffer, v: Buffer): { id: string; ttl: number } {
+  return { id: k.subarray(1).toString(), ttl: (unpack(v) as { ttl: number }).ttl };
 }
 
 /** Keys compare as binary strings; the buffer is keyed by latin1 so Map lookups are exact. */

@@ -20,10 +20,9 @@ import { unpack } from 'msgpackr';
 import { BoltWriter } from './bolt-writer.js';
 import { Writer, encodeKeyValue, intFieldLen, writeInt } from './pb.js';
 import { decodeRecord } from './record.js';
-import { REV_PREFIX, parseRevKey } from './revision.js';
+import { REV_KEY_LEN, REV_PREFIX, parseRevKey } from './revision.js';
+import { LEASE_PREFIX, META_PREFIX, decodeLease } from './backend.js';
 
-const LEASE_PREFIX = 0x6c; // 'l', as in kv-store.ts
-const META_PREFIX = 'm:';
 /** The meta entries etcd's buckets take something from (others, such as the format marker, stay behind). */
 const META_NEEDED = new Set(['consistentIndex', 'compactRev', 'alarms']);
 /** etcd 3.4 writes this as the cluster version of a 3.4 cluster. */
@@ -95,15 +94,16 @@ export async function writeEtcdSnapshot(path: string, batches: AsyncIterable<rea
     const bolt = new BoltWriter(fh);
     const leases: { id: bigint; ttl: number }[] = [];
     const meta = new Map<string, unknown>();
-    const revPrefix = Buffer.from([REV_PREFIX]);
     // Leases ('l') and meta ('m:') sort before revisions ('r'): gathered first, written after the key bucket.
     async function* revisions(): AsyncGenerator<Entry> {
       for await (const batch of batches) {
         for (const [k, v] of batch) {
-          if (k[0] === revPrefix[0] && k.length === 17) yield keyBucketEntry(k, v);
-          else if (k[0] === LEASE_PREFIX) leases.push({ id: BigInt(k.subarray(1).toString()), ttl: (unpack(v) as { ttl: number }).ttl });
-          else if (k.toString('latin1', 0, 2) === META_PREFIX) {
-            const name = k.toString('latin1', 2);
+          if (k[0] === REV_PREFIX && k.length === REV_KEY_LEN) yield keyBucketEntry(k, v);
+          else if (k[0] === LEASE_PREFIX) {
+            const l = decodeLease(k, v);
+            leases.push({ id: BigInt(l.id), ttl: l.ttl });
+          } else if (k.toString('latin1', 0, META_PREFIX.length) === META_PREFIX) {
+            const name = k.toString('latin1', META_PREFIX.length);
             if (META_NEEDED.has(name)) meta.set(name, unpack(v));
           }
         }

@@ -21,7 +21,7 @@ import type {
 } from './types.js';
 import type { KeyRange } from './key-range.js';
 import type { VisibleRevision } from './key-index.js';
-import { Backend } from './backend.js';
+import { Backend, LEASE_PREFIX, decodeLease, leaseKey, leaseValue } from './backend.js';
 import { KeyIndex } from './key-index.js';
 import { newKeyIndexTree } from './index-tree.js';
 import { etcdSnapshotChunks } from './etcd-snapshot.js';
@@ -46,13 +46,8 @@ export interface KvStoreOptions {
 export type CommitListener = (rev: number, events: readonly KvEvent[]) => void;
 
 const EMPTY = Buffer.alloc(0);
-const LEASE_PREFIX = 0x6c; // 'l'
 /** etcd's default --quota-backend-bytes. */
 export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
-
-function leaseKey(id: string): Buffer {
-  return Buffer.concat([Buffer.from([LEASE_PREFIX]), Buffer.from(id)]);
-}
 
 /** A Buffer view of the same bytes (no copy). */
 function asBuffer(b: Uint8Array): Buffer {
@@ -149,8 +144,7 @@ export class KvStore {
     for (const key of keys) this.index.set(key, staging.get(key) as KeyIndex);
     this.currentRev = Math.max(this.currentRev, this.compactRev, (await this.backend.getMeta<number>('currentRev')) ?? 1);
     for await (const [k, v] of this.backend.iterate(Buffer.from([LEASE_PREFIX]), Buffer.from([LEASE_PREFIX + 1]))) {
-      const id = k.subarray(1).toString();
-      const { ttl } = unpack(v) as { ttl: number };
+      const { id, ttl } = decodeLease(k, v);
       this.lessor.restore(id, ttl);
       size += k.length + v.length;
     }
@@ -676,7 +670,7 @@ export class KvStore {
   leaseGrant(id: string, ttl: number, consistentIndex?: number): { id: string; ttl: number } {
     this.checkQuota(1);
     const l = this.lessor.grant(id, ttl);
-    this.backend.put(leaseKey(id), pack({ ttl: l.ttl }));
+    this.backend.put(leaseKey(id), leaseValue(l.ttl));
     this.backend.size += 16;
     if (consistentIndex !== undefined) this.markApplied(consistentIndex);
     return { id, ttl: l.ttl };
