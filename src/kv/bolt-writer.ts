@@ -57,21 +57,9 @@ export class BoltWriter {
 
   /** Writes a bucket from entries sorted by key (bytes), which may come from a stream. */
   async bucket(name: string, entries: AsyncIterable<readonly [Buffer, Buffer]> | Iterable<readonly [Buffer, Buffer]>): Promise<void> {
-    const leaves: Child[] = [];
-    let page: (readonly [Buffer, Buffer])[] = [];
-    let size = PAGE_HEADER;
-    for await (const e of entries) {
-      const need = ELEMENT + e[0].length + e[1].length;
-      if (page.length > 0 && size + need > BOLT_PAGE_SIZE) {
-        leaves.push(await this.leafPage(page, 0));
-        page = [];
-        size = PAGE_HEADER;
-      }
-      page.push(e);
-      size += need;
-    }
+    const leaves = await this.paged(entries, (e) => e[0].length + e[1].length, (page) => this.leafPage(page, 0));
     // An empty bucket still gets a root: an empty leaf page.
-    if (page.length > 0 || leaves.length === 0) leaves.push(await this.leafPage(page, 0));
+    if (leaves.length === 0) leaves.push(await this.leafPage([], 0));
     this.buckets.push({ name: Buffer.from(name), root: await this.branches(leaves) });
   }
 
@@ -112,24 +100,30 @@ export class BoltWriter {
   /** Builds the branch levels over a bucket's pages; returns its root page. */
   private async branches(children: Child[]): Promise<number> {
     let level = children;
-    while (level.length > 1) {
-      const up: Child[] = [];
-      let page: Child[] = [];
-      let size = PAGE_HEADER;
-      for (const c of level) {
-        const need = ELEMENT + c.firstKey.length;
-        if (page.length > 0 && size + need > BOLT_PAGE_SIZE) {
-          up.push(await this.branchPage(page));
-          page = [];
-          size = PAGE_HEADER;
-        }
-        page.push(c);
-        size += need;
-      }
-      if (page.length > 0) up.push(await this.branchPage(page));
-      level = up;
-    }
+    while (level.length > 1) level = await this.paged(level, (c) => c.firstKey.length, (page) => this.branchPage(page));
     return (level[0] as Child).pgid;
+  }
+
+  /**
+   * Packs items, in order, into pages: each takes an element header and `dataBytes`, and a page is
+   * written once the next item would overflow it (an item too big for any page gets a run of pages).
+   */
+  private async paged<T>(items: AsyncIterable<T> | Iterable<T>, dataBytes: (item: T) => number, write: (page: T[]) => Promise<Child>): Promise<Child[]> {
+    const pages: Child[] = [];
+    let page: T[] = [];
+    let size = PAGE_HEADER;
+    for await (const item of items) {
+      const need = ELEMENT + dataBytes(item);
+      if (page.length > 0 && size + need > BOLT_PAGE_SIZE) {
+        pages.push(await write(page));
+        page = [];
+        size = PAGE_HEADER;
+      }
+      page.push(item);
+      size += need;
+    }
+    if (page.length > 0) pages.push(await write(page));
+    return pages;
   }
 
   private async leafPage(entries: readonly (readonly [Buffer, Buffer])[], flags: number): Promise<Child> {
