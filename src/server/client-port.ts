@@ -32,11 +32,15 @@ export interface ClientPortOptions {
   readonly metrics: EtcdMetrics;
   readonly electionTimeoutMs?: number;
   readonly setpointVersion?: string;
+  /** Serve the hot KV calls off the HTTP/2 stream (grpc-fast-unary.ts); default true. Tests turn it off to compare. */
+  readonly fastUnary?: boolean;
 }
 
 export interface ClientPort {
   /** The listen URLs with the ports actually bound, in the order given. */
   readonly addresses: readonly string[];
+  /** Whether the hot KV calls take the fast unary path. */
+  readonly fastUnary: boolean;
   close(): Promise<void>;
 }
 
@@ -105,6 +109,7 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     metrics: opts.metrics,
     ...(opts.maxRequestBytes !== undefined ? { maxRequestBytes: opts.maxRequestBytes } : {}),
     ...(opts.electionTimeoutMs !== undefined ? { electionTimeoutMs: opts.electionTimeoutMs } : {}),
+    ...(opts.fastUnary !== undefined ? { fastUnary: opts.fastUnary } : {}),
   });
   const http = createClientHttp({
     store: opts.store,
@@ -160,6 +165,7 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
   let closing: Promise<void> | undefined;
   return {
     addresses,
+    fastUnary: grpc.fastUnary,
     close: () => {
       closing ??= (async () => {
         const stopped = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

@@ -9,7 +9,9 @@ import type { Logger } from 'pino';
 import type { StoreApi } from './store-api.js';
 import type { EtcdMetrics } from './metrics.js';
 import type { EdgeContext } from './grpc-edge.js';
-import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES } from './grpc-edge.js';
+import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES, unaryCore } from './grpc-edge.js';
+import type { FastUnaryMethod } from './grpc-fast-unary.js';
+import { installFastUnary } from './grpc-fast-unary.js';
 import { LeaderGuard } from './leader-guard.js';
 import { etcdServiceDefinition, healthServiceDefinition } from './etcd-proto.js';
 import type { ByteCounters } from './etcd-proto.js';
@@ -31,11 +33,15 @@ export interface EtcdGrpcOptions {
   readonly electionTimeoutMs?: number;
   /** How long close() lets calls finish before cutting the connections. */
   readonly shutdownGraceMs?: number;
+  /** Serve the hot KV calls off the HTTP/2 stream (default true). */
+  readonly fastUnary?: boolean;
 }
 
 export interface EtcdGrpc {
   /** Serves one accepted connection (already past TLS, if any) that opened with the HTTP/2 preface. */
   injectConnection(conn: Duplex): void;
+  /** Whether the hot KV calls take the fast unary path (false if turned off or grpc-js changed shape). */
+  readonly fastUnary: boolean;
   close(): Promise<void>;
 }
 
@@ -58,6 +64,9 @@ function serverOptions(maxRequestBytes: number): ChannelOptions {
   };
 }
 
+/** The KV methods served by the fast unary path (Compact is rare and stays with grpc-js). */
+const FAST_KV_METHODS = ['Range', 'Put', 'DeleteRange', 'Txn'] as const;
+
 export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   const maxRequestBytes = opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const log = opts.logger.child({ component: 'etcd-grpc' });
@@ -71,7 +80,9 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   };
 
   const server = new Server(serverOptions(maxRequestBytes));
-  server.addService(etcdServiceDefinition('KV', bytes), kvService(ctx));
+  const kvDef = etcdServiceDefinition('KV', bytes);
+  const kv = kvService(ctx);
+  server.addService(kvDef, kv);
   server.addService(etcdServiceDefinition('Watch', bytes), watchService(ctx, opts.metrics.watchStreams));
   server.addService(etcdServiceDefinition('Lease', bytes), leaseService(ctx));
   server.addService(etcdServiceDefinition('Cluster', bytes), clusterService(ctx));
@@ -80,10 +91,21 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   server.addService(healthServiceDefinition(bytes), healthService(ctx));
   // TLS, when configured, is terminated by the client port before the connection gets here.
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  // The hot KV calls skip grpc-js's per-call machinery (grpc-fast-unary.ts); everything else goes through it.
+  const fast: FastUnaryMethod[] = [];
+  for (const name of FAST_KV_METHODS) {
+    const def = kvDef[name];
+    const core = unaryCore(kv[name]);
+    if (!def || !core) continue;
+    fast.push({ path: def.path, deserialize: def.requestDeserialize, serialize: def.responseSerialize, ...core });
+  }
+  const fastUnary = opts.fastUnary !== false && installFastUnary(server, fast, maxRequestBytes + GRPC_OVERHEAD_BYTES, log);
+  if (opts.fastUnary !== false && !fastUnary) log.warn('grpc-js internals changed: KV calls take the slower grpc-js path');
 
   let closed: Promise<void> | undefined;
   const conns = new Set<Duplex>();
   return {
+    fastUnary,
     injectConnection: (conn) => {
       conns.add(conn);
       conn.once('close', () => conns.delete(conn));

@@ -158,8 +158,12 @@ export class CallTracker {
 
 /** etcd's interceptor checks for any call: leader required (hasleader metadata), and learners' limits. */
 export async function admit(ctx: EdgeContext, md: Metadata, learnerOk: boolean): Promise<void> {
+  await admitCall(ctx, requiresLeader(md), learnerOk);
+}
+
+async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: boolean): Promise<void> {
   if (!learnerOk && ctx.guard.isLearner) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
-  await ctx.guard.admit(md);
+  if (needsLeader) await ctx.guard.requireLeader();
 }
 
 export interface UnaryOptions<Req> {
@@ -171,24 +175,42 @@ export interface UnaryOptions<Req> {
   readonly learnerOk?: (req: Req) => boolean;
 }
 
-/** A unary handler: admission, the size check, the call itself, and its status, all counted. */
+/** What a unary handler does once the request is decoded, whichever gRPC path delivered it. */
+export interface UnaryCore {
+  /** Starts one call's counters. */
+  track(): CallTracker;
+  /** Admission, the size check and the call itself. `needsLeader`: the client sent hasleader=true. */
+  run(req: unknown, needsLeader: boolean): Promise<unknown>;
+}
+
+const CORES = new WeakMap<object, UnaryCore>();
+
+/** The core of a handler made by unary(), for the fast path (grpc-fast-unary.ts). */
+export function unaryCore(handler: unknown): UnaryCore | undefined {
+  return typeof handler === 'function' ? CORES.get(handler) : undefined;
+}
+
+/**
+ * A unary handler: admission, the size check, the call itself, and its status, all counted. Methods
+ * whose `fn` ignores its call argument can also be served by the fast path, through unaryCore().
+ */
 export function unary<Req, Res>(
   ctx: EdgeContext,
   service: string,
   method: string,
-  fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
+  fn: (req: Req, call?: ServerUnaryCall<Req, Res>) => Promise<Res>,
   opts: UnaryOptions<Req> = {},
 ): handleUnaryCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'unary', service, method);
-  return (call, callback) => {
+  const run = async (req: Req, needsLeader: boolean, call?: ServerUnaryCall<Req, Res>): Promise<Res> => {
+    await admitCall(ctx, needsLeader, opts.learnerOk?.(req) ?? false);
+    if (opts.proposal?.(req)) checkRequestSize(ctx, req, opts.validate);
+    return fn(req, call);
+  };
+  const handler: handleUnaryCall<Req, Res> = (call, callback) => {
     const t = new CallTracker(counters);
     t.received();
-    const run = async (): Promise<Res> => {
-      await admit(ctx, call.metadata, opts.learnerOk?.(call.request) ?? false);
-      if (opts.proposal?.(call.request)) checkRequestSize(ctx, call.request, opts.validate);
-      return fn(call.request, call);
-    };
-    run().then(
+    run(call.request, requiresLeader(call.metadata), call).then(
       (res) => {
         t.sent();
         t.done(Status.OK);
@@ -201,6 +223,8 @@ export function unary<Req, Res>(
       },
     );
   };
+  CORES.set(handler, { track: () => new CallTracker(counters), run: (req, needsLeader) => run(req as Req, needsLeader) });
+  return handler;
 }
 
 /** The package of etcd's services, for the grpc_service label. */

@@ -46,9 +46,8 @@ export class LeaderGuard {
     return this.store.isLearner?.() ?? this.learner;
   }
 
-  /** Throws NO_LEADER when the call asks for a leader and the member knows none (checked now, not polled). */
-  async admit(md: Metadata): Promise<void> {
-    if (!requiresLeader(md)) return;
+  /** Throws NO_LEADER while the member knows of no leader (asked of the store now, not polled). */
+  async requireLeader(): Promise<void> {
     const st = await this.store.status();
     if (st.leader === '0' || st.leader === '') throw etcdError('NO_LEADER');
   }

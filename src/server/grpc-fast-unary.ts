@@ -1,0 +1,231 @@
+// The hot unary calls (KV Range, Put, DeleteRange, Txn) served straight off the HTTP/2 stream. grpc-js
+// builds, for every call, a Metadata object from the headers, an interceptor chain, a read queue with a
+// stream decoder, a call object (an EventEmitter) and a write path through Node streams; under `etcdctl
+// check perf` that was about a tenth of a member's CPU and a quarter of what it allocated. A unary call
+// needs none of it: read one length-prefixed message, run the handler, answer with headers, one DATA
+// frame and trailers. What goes over the wire is what grpc-js sends — the same response headers and
+// trailers, statuses and messages (size limit, deadline, missing or second message, undecodable request)
+// — so a client cannot tell which path served it. Anything unusual (compressed requests, an unparsable
+// grpc-timeout, another content type, any other method) is left to grpc-js.
+//
+// grpc-js does not expose its HTTP/2 server, so install() finds it in the Server's private map and puts
+// itself in front of grpc-js's 'stream' listener. It checks that shape first and, if a grpc-js upgrade
+// changes it, leaves every call to grpc-js (a test fails so the change is noticed).
+import { status as Status } from '@grpc/grpc-js';
+import type { Server } from '@grpc/grpc-js';
+import { constants as h2 } from 'node:http2';
+import type { IncomingHttpHeaders, Http2Server, ServerHttp2Stream } from 'node:http2';
+import type { Logger } from 'pino';
+import type { CallTracker, WireStatus } from './grpc-edge.js';
+import { toStatus } from './grpc-edge.js';
+
+/** A unary method the fast path can serve: its codecs and the edge's handler core (grpc-edge.ts unary()). */
+export interface FastUnaryMethod {
+  readonly path: string;
+  readonly deserialize: (buf: Buffer) => unknown;
+  readonly serialize: (res: unknown) => Buffer;
+  /** Starts the call's counters. */
+  track(): CallTracker;
+  /** Admission, size check and the call itself; `needsLeader` is the client's hasleader metadata. */
+  run(req: unknown, needsLeader: boolean): Promise<unknown>;
+}
+
+const RESPONSE_HEADERS = {
+  [h2.HTTP2_HEADER_STATUS]: h2.HTTP_STATUS_OK,
+  [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
+  'grpc-accept-encoding': 'identity,deflate,gzip',
+  'grpc-encoding': 'identity',
+};
+const OK_TRAILERS = { 'grpc-status': String(Status.OK), 'grpc-message': 'OK' };
+const RESPOND_OPTIONS = { waitForTrailers: true };
+const TRAILERS_ONLY = { endStream: true };
+
+/** grpc-js's reading of grpc-timeout (server-interceptors.ts). */
+const DEADLINE_REGEX = /(\d{1,8})\s*([HMSmun])/;
+const UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The timeout in ms, null without one, undefined when grpc-js would refuse it. */
+function timeoutOf(headers: IncomingHttpHeaders): number | null | undefined {
+  const t = first(headers['grpc-timeout']);
+  if (t === undefined) return null;
+  const m = DEADLINE_REGEX.exec(t);
+  if (!m) return undefined;
+  return (Number(m[1]) * (UNIT_MS[m[2] as string] as number)) | 0;
+}
+
+/** Whether the fast path serves this call exactly as grpc-js would; otherwise grpc-js takes it. */
+function servable(headers: IncomingHttpHeaders): boolean {
+  const ct = headers[h2.HTTP2_HEADER_CONTENT_TYPE];
+  if (typeof ct !== 'string' || !ct.startsWith('application/grpc')) return false;
+  const enc = first(headers['grpc-encoding']);
+  if (enc !== undefined && enc !== 'identity') return false;
+  return timeoutOf(headers) !== undefined;
+}
+
+/** One call: collects the request message, runs the method, answers once. */
+class FastCall {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** The request's length once its 5-byte prefix has arrived. */
+  private length = -1;
+  private answered = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly method: FastUnaryMethod,
+    private readonly stream: ServerHttp2Stream,
+    private readonly headers: IncomingHttpHeaders,
+    private readonly maxReceive: number,
+    private readonly log: Logger,
+  ) {
+    stream.once('error', () => undefined); // the 'close' that follows is what matters
+    stream.once('close', () => this.stop());
+    const timeout = timeoutOf(headers);
+    if (typeof timeout === 'number') {
+      this.timer = setTimeout(() => this.fail({ code: Status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }), timeout);
+    }
+    stream.on('data', (chunk: Buffer) => this.onData(chunk));
+    stream.once('end', () => this.onEnd());
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.answered) return;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    if (this.length < 0 && this.buffered >= 5) {
+      const head = this.chunks.length === 1 ? chunk : Buffer.concat(this.chunks);
+      this.length = head.readUInt32BE(1);
+      if (this.maxReceive !== -1 && this.length > this.maxReceive) {
+        this.fail({ code: Status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${this.length} vs ${this.maxReceive})` });
+        return;
+      }
+    }
+    if (this.length >= 0 && this.buffered > 5 + this.length) {
+      this.fail({ code: Status.UNIMPLEMENTED, details: `Received a second request message for server streaming method ${this.method.path}` });
+    }
+  }
+
+  private onEnd(): void {
+    if (this.answered) return;
+    if (this.length < 0 || this.buffered < 5 + this.length) {
+      this.fail({ code: Status.UNIMPLEMENTED, details: `Received no request message for server streaming method ${this.method.path}` });
+      return;
+    }
+    const all = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.chunks = [];
+    let req: unknown;
+    try {
+      req = this.method.deserialize(all.subarray(5, 5 + this.length));
+    } catch {
+      this.fail({ code: Status.INTERNAL, details: 'Error deserializing request' });
+      return;
+    }
+    // grpc-js reaches the handler, where counting starts, only with a decoded request.
+    const tracker = this.method.track();
+    tracker.received();
+    this.method.run(req, first(this.headers.hasleader) === 'true').then(
+      (res) => {
+        tracker.sent();
+        tracker.done(Status.OK);
+        this.succeed(res);
+      },
+      (e: unknown) => {
+        const s = toStatus(e, this.log);
+        tracker.done(s.code);
+        this.fail(s);
+      },
+    );
+  }
+
+  /** Like grpc-js: a reply to a call the client gave up on is dropped (it was counted all the same). */
+  private succeed(res: unknown): void {
+    if (!this.claim()) return;
+    let msg: Buffer;
+    try {
+      msg = this.method.serialize(res);
+    } catch {
+      this.trailersOnly({ code: Status.INTERNAL, details: 'Error serializing response' });
+      return;
+    }
+    const frame = Buffer.allocUnsafe(5 + msg.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(msg.length, 1);
+    msg.copy(frame, 5);
+    const stream = this.stream;
+    stream.respond(RESPONSE_HEADERS, RESPOND_OPTIONS);
+    stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
+    stream.end(frame);
+  }
+
+  private fail(s: WireStatus): void {
+    if (this.claim()) this.trailersOnly(s);
+  }
+
+  /** Takes the one answer this call gets; false when it was answered or the stream is gone. */
+  private claim(): boolean {
+    if (this.answered) return false;
+    this.stop();
+    return !(this.stream.destroyed || this.stream.closed || this.stream.headersSent);
+  }
+
+  private stop(): void {
+    this.answered = true;
+    this.chunks = [];
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private trailersOnly(s: WireStatus): void {
+    this.stream.respond(
+      { 'grpc-status': String(s.code), 'grpc-message': encodeURI(s.details), ...RESPONSE_HEADERS_ONLY },
+      TRAILERS_ONLY,
+    );
+    // Whatever the client still sends is read and dropped.
+    this.stream.resume();
+  }
+}
+
+const RESPONSE_HEADERS_ONLY = {
+  [h2.HTTP2_HEADER_STATUS]: h2.HTTP_STATUS_OK,
+  [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
+};
+
+/** The grpc-js internals install() relies on (1.10 to 1.14). */
+interface GrpcServerInternals {
+  readonly http2Servers?: Map<Http2Server, unknown>;
+  onStreamOpened?(stream: ServerHttp2Stream): void;
+}
+
+type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => void;
+
+/**
+ * Puts the fast path in front of grpc-js on the HTTP/2 server grpc-js made last (by createConnectionInjector).
+ * Returns false, leaving everything to grpc-js, if grpc-js no longer looks the way this expects.
+ */
+export function installFastUnary(server: Server, methods: readonly FastUnaryMethod[], maxReceive: number, log: Logger): boolean {
+  const internals = server as unknown as GrpcServerInternals;
+  const servers = internals.http2Servers;
+  if (!(servers instanceof Map) || servers.size === 0 || typeof internals.onStreamOpened !== 'function') return false;
+  const h2server = [...servers.keys()].at(-1) as Http2Server;
+  const listeners = h2server.listeners('stream') as StreamListener[];
+  if (listeners.length !== 1) return false;
+  const grpcJs = listeners[0] as StreamListener;
+  const table = new Map(methods.map((m) => [m.path, m]));
+  const opened = internals.onStreamOpened.bind(server);
+  h2server.removeListener('stream', grpcJs);
+  h2server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
+    const method = table.get(headers[h2.HTTP2_HEADER_PATH] as string);
+    if (!method || !servable(headers)) {
+      grpcJs(stream, headers, ...rest);
+      return;
+    }
+    // grpc-js's idle-connection timer counts open streams; it must see these too.
+    opened(stream);
+    new FastCall(method, stream, headers, maxReceive, log);
+  });
+  return true;
+}
