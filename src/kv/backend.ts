@@ -65,7 +65,13 @@ export class Backend {
     if (existing.length > 0 && !looksLikeLevel) {
       throw new KvStoreError('KV_FOREIGN_DIR', `${dir} is not a Setpoint key-value data directory (it holds other files)`);
     }
-    const db: Db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer', createIfMissing: true });
+    const db: Db = new ClassicLevel<Buffer, Buffer>(dir, {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+      createIfMissing: true,
+      // Like etcd's bbolt, values are stored as they are: snappy cost flush and compaction CPU on every write.
+      compression: false,
+    });
     try {
       await db.open();
     } catch (e) {

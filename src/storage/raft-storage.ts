@@ -70,6 +70,8 @@ export class DurableRaftStorage implements Storage {
       keyEncoding: 'view',
       valueEncoding: 'view',
       createIfMissing: state.kind === 'new',
+      // Entries are short-lived and already framed with a checksum; snappy only cost compaction CPU.
+      compression: false,
     });
     try {
       await db.open();
