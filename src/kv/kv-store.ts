@@ -29,7 +29,7 @@ import type { SnapshotMember } from './etcd-snapshot.js';
 import { etcdError } from './errors.js';
 import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
-import { DEFAULT_MAX_TXN_OPS, checkRange, checkTxn, putCost } from './txn-check.js';
+import { DEFAULT_MAX_TXN_OPS, checkPut, checkRange, checkTxn, putCost } from './txn-check.js';
 import { Lessor } from './lessor.js';
 import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
 
@@ -438,7 +438,29 @@ export class KvStore {
     this.backend.putMeta('noSpaceAlarm', this.noSpaceAlarm);
   }
 
-  async put(req: PutRequest, consistentIndex?: number): Promise<PutResponse> {
+  /**
+   * A Put: a one-op transaction, applied without the transaction machinery when no write is queued (it is
+   * the hot path). The checks run in the transaction's order: the request, then the key and lease it
+   * needs, then the quota.
+   */
+  put(req: PutRequest, consistentIndex?: number): Promise<PutResponse> {
+    if (this.queuedWrites > 0) return this.putAsTxn(req, consistentIndex);
+    try {
+      checkPut(req);
+      const key = toKey(req.key);
+      this.precheckPut(req, key);
+      const cost = putCost(req);
+      if (cost > 0) this.checkQuota(cost);
+      const tx = this.beginWrite();
+      const res = this.execPut(tx, req, key);
+      this.endWrite(tx, consistentIndex);
+      return Promise.resolve(res);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  private async putAsTxn(req: PutRequest, consistentIndex: number | undefined): Promise<PutResponse> {
     const res = await this.txn({ success: [{ requestPut: req }] }, consistentIndex);
     const op = res.responses[0];
     if (!op || !('responsePut' in op)) throw new Error('put produced no response');
@@ -522,12 +544,7 @@ export class KvStore {
         this.readRev(op.requestRange.revision, head);
       } else if ('requestPut' in op) {
         writes = true;
-        const p = op.requestPut;
-        if (p.ignoreValue || p.ignoreLease) {
-          const ki = this.index.get(toKey(p.key));
-          if (!ki || !ki.isLive()) throw etcdError('KEY_NOT_FOUND');
-        }
-        if (p.lease && p.lease !== '0' && !this.lessor.lookup(p.lease)) throw etcdError('LEASE_NOT_FOUND');
+        this.precheckPut(op.requestPut, toKey(op.requestPut.key));
       } else if ('requestDeleteRange' in op) {
         writes = true;
       } else if ('requestTxn' in op) {
@@ -537,6 +554,15 @@ export class KvStore {
       }
     }
     return { writes };
+  }
+
+  /** A put that ignores the value or lease needs the key to exist; a put with a lease needs the lease. */
+  private precheckPut(p: PutRequest, key: string): void {
+    if (p.ignoreValue || p.ignoreLease) {
+      const ki = this.index.get(key);
+      if (!ki || !ki.isLive()) throw etcdError('KEY_NOT_FOUND');
+    }
+    if (p.lease && p.lease !== '0' && !this.lessor.lookup(p.lease)) throw etcdError('LEASE_NOT_FOUND');
   }
 
   /**
@@ -650,8 +676,7 @@ export class KvStore {
     return out;
   }
 
-  private execPut(tx: WriteTxn, p: PutRequest): PutResponse {
-    const key = toKey(p.key);
+  private execPut(tx: WriteTxn, p: PutRequest, key = toKey(p.key)): PutResponse {
     let value = p.value ? asBuffer(p.value) : EMPTY;
     let lease = p.lease ?? '0';
     if (p.ignoreValue || p.ignoreLease) {
