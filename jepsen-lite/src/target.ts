@@ -2,6 +2,7 @@
 // learns which member dials a peer connection. Everything else is the same for every target.
 import path from 'node:path';
 import { repoRoot } from './repo-root.js';
+import { MEMBER_NODE_FLAGS } from '../../src/cli/member-node-flags.js';
 
 export interface MemberLaunch {
   name: string;
@@ -58,7 +59,7 @@ export const setpointTarget: Target = {
   proxyMode: 'dial-map',
   command: (m, extraEnv) => ({
     bin: process.execPath,
-    argv: [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'store', ...etcdFlags(m)],
+    argv: [...MEMBER_NODE_FLAGS, path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'store', ...etcdFlags(m)],
     env: {
       ...process.env,
       ...extraEnv,

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { MEMBER_NODE_FLAGS } from './member-node-flags.js';
 
 interface UpOptions {
   dataDir: string;
@@ -46,6 +47,7 @@ function up(o: UpOptions): void {
 
   MEMBERS.forEach((m, i) => {
     const args = [
+      ...MEMBER_NODE_FLAGS,
       main,
       'store',
       '--name', m.name,

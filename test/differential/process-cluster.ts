@@ -11,6 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MEMBER_NODE_FLAGS } from '../../src/cli/member-node-flags.js';
 
 export type Flavor = 'etcd' | 'setpoint';
 
@@ -223,7 +224,7 @@ export class ProcessCluster {
       '--initial-cluster-token', 'differential',
       ...this.flags,
     ];
-    const [cmd, argv] = this.flavor === 'etcd' ? ['etcd', args] : [process.execPath, [...memberNodeArgs(), setpointMain(), 'store', ...args]];
+    const [cmd, argv] = this.flavor === 'etcd' ? ['etcd', args] : [process.execPath, [...MEMBER_NODE_FLAGS, ...memberNodeArgs(), setpointMain(), 'store', ...args]];
     const fd = openSync(s.logFile, 'a');
     const proc = spawn(cmd, argv, { stdio: ['ignore', fd, fd] });
     closeSync(fd);
