@@ -588,9 +588,23 @@ export class Member implements StoreApi {
 
   // ---- StoreApi: KV ----
 
+  /** The last header made: watch streams ask for one per response, mostly for the same revision. */
+  private lastHeader: Header | undefined;
+
   header(revision?: number): Header {
-    return { clusterId: String(this.membership.clusterId), memberId: String(this.memberId), revision: revision ?? this.kv.currentRev, raftTerm: this.node.raft.term };
+    const rev = revision ?? this.kv.currentRev;
+    const term = this.node.raft.term;
+    const clusterId = this.membership.clusterId;
+    const h = this.lastHeader;
+    if (h && h.revision === rev && h.raftTerm === term && this.lastHeaderCluster === clusterId && this.lastHeaderMember === this.memberId) return h;
+    this.lastHeaderCluster = clusterId;
+    this.lastHeaderMember = this.memberId;
+    this.lastHeader = { clusterId: String(clusterId), memberId: String(this.memberId), revision: rev, raftTerm: term };
+    return this.lastHeader;
   }
+
+  private lastHeaderCluster: number | undefined;
+  private lastHeaderMember: number | undefined;
 
   private async linearize(serializable: boolean): Promise<void> {
     if (this.stopped) throw etcdError('STOPPED');

@@ -260,13 +260,17 @@ export class WatchStream {
 
   private toWire(sw: StreamWatch, r: WatcherResponse): WatchResponse[] {
     if (r.events.length > 0) sw.progressDue = false;
-    const wire = response({
+    // Built whole, not through response(): this runs once per watcher per revision.
+    const wire: WatchResponse = {
       header: { revision: r.revision },
       watchId: r.watchId,
+      created: false,
       canceled: r.compactRevision !== 0,
       compactRevision: r.compactRevision,
+      cancelReason: '',
+      fragment: false,
       events: r.events,
-    });
+    };
     return sw.handle?.fragment ? fragmentResponse(wire, this.maxResponseBytes) : [wire];
   }
 }
