@@ -51,9 +51,9 @@ export interface EtcdGrpc {
  * grpc-js does not police how often clients ping, so etcdctl's 2 s keepalive pings never earn a GOAWAY
  * too_many_pings; permit_without_calls states the intent for grpc-js versions that may.
  */
-function serverOptions(maxRequestBytes: number): ChannelOptions {
+function serverOptions(maxReceiveBytes: number): ChannelOptions {
   return {
-    'grpc.max_receive_message_length': maxRequestBytes + GRPC_OVERHEAD_BYTES,
+    'grpc.max_receive_message_length': maxReceiveBytes,
     'grpc.max_send_message_length': -1,
     'grpc.keepalive_time_ms': 2 * 60 * 60 * 1000,
     'grpc.keepalive_timeout_ms': 20 * 1000,
@@ -79,7 +79,8 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
     sent: (n) => sent.inc(n),
   };
 
-  const server = new Server(serverOptions(maxRequestBytes));
+  const maxReceiveBytes = maxRequestBytes + GRPC_OVERHEAD_BYTES;
+  const server = new Server(serverOptions(maxReceiveBytes));
   const kvDef = etcdServiceDefinition('KV', bytes);
   const kv = kvService(ctx);
   server.addService(kvDef, kv);
@@ -99,7 +100,7 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
     if (!def || !core) continue;
     fast.push({ path: def.path, deserialize: def.requestDeserialize, serialize: def.responseSerialize, ...core });
   }
-  const fastUnary = opts.fastUnary !== false && installFastUnary(server, fast, maxRequestBytes + GRPC_OVERHEAD_BYTES, log);
+  const fastUnary = opts.fastUnary !== false && installFastUnary(server, fast, maxReceiveBytes, log);
   if (opts.fastUnary !== false && !fastUnary) log.warn('grpc-js internals changed: KV calls take the slower grpc-js path');
 
   let closed: Promise<void> | undefined;

@@ -4,7 +4,7 @@
 // per-call counters.
 import { coalesceWrites } from './grpc-coalesce.js';
 import { status as Status } from '@grpc/grpc-js';
-import type { handleBidiStreamingCall, handleUnaryCall, Metadata, ServerDuplexStream, ServerUnaryCall, StatusObject } from '@grpc/grpc-js';
+import type { handleBidiStreamingCall, handleUnaryCall, Metadata, ServerDuplexStream, StatusObject } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { EtcdError, etcdError } from '../kv/errors.js';
 import type { StoreApi } from './store-api.js';
@@ -191,26 +191,26 @@ export function unaryCore(handler: unknown): UnaryCore | undefined {
 }
 
 /**
- * A unary handler: admission, the size check, the call itself, and its status, all counted. Methods
- * whose `fn` ignores its call argument can also be served by the fast path, through unaryCore().
+ * A unary handler: admission, the size check, the call itself, and its status, all counted. `fn` sees
+ * only the request, so the fast path (grpc-fast-unary.ts) can run the same core through unaryCore().
  */
 export function unary<Req, Res>(
   ctx: EdgeContext,
   service: string,
   method: string,
-  fn: (req: Req, call?: ServerUnaryCall<Req, Res>) => Promise<Res>,
+  fn: (req: Req) => Promise<Res>,
   opts: UnaryOptions<Req> = {},
 ): handleUnaryCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'unary', service, method);
-  const run = async (req: Req, needsLeader: boolean, call?: ServerUnaryCall<Req, Res>): Promise<Res> => {
+  const run = async (req: Req, needsLeader: boolean): Promise<Res> => {
     await admitCall(ctx, needsLeader, opts.learnerOk?.(req) ?? false);
     if (opts.proposal?.(req)) checkRequestSize(ctx, req, opts.validate);
-    return fn(req, call);
+    return fn(req);
   };
   const handler: handleUnaryCall<Req, Res> = (call, callback) => {
     const t = new CallTracker(counters);
     t.received();
-    run(call.request, requiresLeader(call.metadata), call).then(
+    run(call.request, requiresLeader(call.metadata)).then(
       (res) => {
         t.sent();
         t.done(Status.OK);
