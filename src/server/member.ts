@@ -588,23 +588,19 @@ export class Member implements StoreApi {
 
   // ---- StoreApi: KV ----
 
-  /** The last header made: watch streams ask for one per response, mostly for the same revision. */
-  private lastHeader: Header | undefined;
+  /** The last header made, with the ids it was made for: watch streams ask for one per response. */
+  private lastHeader: { readonly header: Header; readonly cluster: number; readonly member: number } | undefined;
 
   header(revision?: number): Header {
     const rev = revision ?? this.kv.currentRev;
     const term = this.node.raft.term;
-    const clusterId = this.membership.clusterId;
-    const h = this.lastHeader;
-    if (h && h.revision === rev && h.raftTerm === term && this.lastHeaderCluster === clusterId && this.lastHeaderMember === this.memberId) return h;
-    this.lastHeaderCluster = clusterId;
-    this.lastHeaderMember = this.memberId;
-    this.lastHeader = { clusterId: String(clusterId), memberId: String(this.memberId), revision: rev, raftTerm: term };
-    return this.lastHeader;
+    const cluster = this.membership.clusterId;
+    const last = this.lastHeader;
+    if (last && last.header.revision === rev && last.header.raftTerm === term && last.cluster === cluster && last.member === this.memberId) return last.header;
+    const header = { clusterId: String(cluster), memberId: String(this.memberId), revision: rev, raftTerm: term };
+    this.lastHeader = { header, cluster, member: this.memberId };
+    return header;
   }
-
-  private lastHeaderCluster: number | undefined;
-  private lastHeaderMember: number | undefined;
 
   private async linearize(serializable: boolean): Promise<void> {
     if (this.stopped) throw etcdError('STOPPED');

@@ -32,8 +32,7 @@ export class WatchResponseEncoder {
 
   encode(h: Header, r: WatchResponse): Buffer {
     const header = this.headerField(h);
-    const evs: Buffer[] = [];
-    for (const ev of r.events) evs.push(this.eventField(ev));
+    const evs = r.events.map((ev) => this.eventField(ev));
     let size = header.length + intFieldLen(2, int64(r.watchId)) + intFieldLen(3, r.created ? 1 : 0) + intFieldLen(4, r.canceled ? 1 : 0);
     size += intFieldLen(5, int64(r.compactRevision));
     const reason = r.cancelReason ? Buffer.from(r.cancelReason) : undefined;

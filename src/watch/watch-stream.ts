@@ -260,17 +260,13 @@ export class WatchStream {
 
   private toWire(sw: StreamWatch, r: WatcherResponse): WatchResponse[] {
     if (r.events.length > 0) sw.progressDue = false;
-    // Built whole, not through response(): this runs once per watcher per revision.
-    const wire: WatchResponse = {
+    const wire = response({
       header: { revision: r.revision },
       watchId: r.watchId,
-      created: false,
       canceled: r.compactRevision !== 0,
       compactRevision: r.compactRevision,
-      cancelReason: '',
-      fragment: false,
       events: r.events,
-    };
+    });
     return sw.handle?.fragment ? fragmentResponse(wire, this.maxResponseBytes) : [wire];
   }
 }

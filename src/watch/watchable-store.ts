@@ -162,10 +162,6 @@ export class WatchableStore {
     this.seenHead = rev;
     if (this.synced.size === 0) return;
     try {
-      if (events.length === 1) {
-        this.notifyOne(rev, events[0] as KvEvent);
-        return;
-      }
       const batches = new Map<Watcher, KvEvent[]>();
       for (const ev of events) {
         let bare: KvEvent | undefined;
@@ -180,43 +176,23 @@ export class WatchableStore {
           else b.push((bare ??= { type: ev.type, kv: ev.kv }));
         });
       }
-      for (const [w, evs] of batches) this.deliver(w, evs, rev);
+      for (const [w, evs] of batches) {
+        let sent = false;
+        try {
+          sent = w.sendEvents(evs, rev);
+        } catch (e) {
+          // A sink that throws is treated as full: it must not cost the other watchers their events.
+          this.log?.error({ err: e, watchId: w.id, rev }, 'watch sink failed');
+        }
+        if (sent) continue;
+        this.synced.delete(w);
+        w.minRev = rev + 1;
+        this.makeVictim(w, { events: evs, revision: rev });
+      }
     } catch (e) {
       // The writer must never see a watch failure.
       this.log?.error({ err: e, rev }, 'watch notify failed');
     }
-  }
-
-  /**
-   * A revision of one event (most are): every watcher of the key gets the same array, one with prev_kv
-   * and one without, instead of an array of its own. Nothing downstream changes a response's events.
-   */
-  private notifyOne(rev: number, ev: KvEvent): void {
-    const targets: Watcher[] = [];
-    this.synced.forKey(toKey(ev.kv.key), (w) => {
-      if (rev >= w.minRev) targets.push(w); // not a watcher that asked to start in the future
-    });
-    let full: KvEvent[] | undefined;
-    let bare: KvEvent[] | undefined;
-    for (const w of targets) {
-      const evs = w.prevKv || !ev.prevKv ? (full ??= [ev]) : (bare ??= [{ type: ev.type, kv: ev.kv }]);
-      this.deliver(w, evs, rev);
-    }
-  }
-
-  /** Offers a synced watcher its events of `rev`; a watcher that cannot take them becomes a victim. */
-  private deliver(w: Watcher, evs: readonly KvEvent[], rev: number): void {
-    let sent = false;
-    try {
-      sent = w.sendEvents(evs, rev);
-    } catch (e) {
-      // A sink that throws is treated as full: it must not cost the other watchers their events.
-      this.log?.error({ err: e, watchId: w.id, rev }, 'watch sink failed');
-    }
-    if (sent) return;
-    this.synced.delete(w);
-    w.minRev = rev + 1;
-    this.makeVictim(w, { events: evs, revision: rev });
   }
 
   /**
