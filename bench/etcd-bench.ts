@@ -255,7 +255,7 @@ async function loneLatency(endpoint: string, path: string, req: () => Buffer, ms
 const nowUs = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000);
 const MARK = Buffer.from('lat:');
 
-async function watchLatency(endpoints: readonly string[]): Promise<{ p50: number; p99: number; delivered: number; expected: number }> {
+async function watchLatency(endpoints: readonly string[]): Promise<WatchResult> {
   const streams = Array.from({ length: WATCH_STREAMS }, (_, i) => rawClient(endpoints[i % endpoints.length] as string));
   await Promise.all(streams.map(ready));
   const writes = Math.round((WATCH_WRITES_PER_S * WATCH_MS) / 1000);
