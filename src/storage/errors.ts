@@ -29,44 +29,6 @@ export const errForeignDir = (dir: string, why: string): StorageError =>
 export const errVersion = (dir: string, version: number, known: number): StorageError =>
   new StorageError('STORAGE_VERSION', `${dir} holds raft data in format version ${version}; this Setpoint reads version ${known}`);
 
-/** The `code` that abstract-level / classic-level put on their errors, looking through LEVEL_DATABASE_NOT_OPEN. */
-export function levelErrorCode(e: unknown): string | undefined {
-  let cur: unknown = e;
-  // abstract-level wraps the binding's error in LEVEL_DATABASE_NOT_OPEN (open) or LEVEL_* (others); the
-  // specific reason is the innermost code.
-  let code: string | undefined;
-  for (let depth = 0; depth < 4 && typeof cur === 'object' && cur !== null; depth++) {
-    const c = (cur as { code?: unknown }).code;
-    if (typeof c === 'string') code = c;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return code;
-}
-
-/** Innermost message of a LevelDB error chain: the one that says what LevelDB actually found. */
-function levelMessage(e: unknown): string {
-  let cur: unknown = e;
-  let message = String(e);
-  for (let depth = 0; depth < 4 && cur instanceof Error; depth++) {
-    message = cur.message;
-    cur = cur.cause;
-  }
-  return message;
-}
-
-/** Maps an error from LevelDB to a StorageError once, at the edge; anything already mapped passes through. */
-export function fromLevelError(dir: string, doing: string, e: unknown): StorageError {
-  if (e instanceof StorageError) return e;
-  const code = levelErrorCode(e);
-  const detail = levelMessage(e);
-  switch (code) {
-    case 'LEVEL_LOCKED':
-      return new StorageError('STORAGE_LOCKED', `${dir} is in use by another process or handle (LevelDB LOCK is held): ${detail}`, { cause: e });
-    case 'LEVEL_CORRUPTION':
-      return errCorrupt(dir, `LevelDB reports corruption while ${doing}: ${detail}`, e);
-    case 'LEVEL_DATABASE_NOT_OPEN':
-    case 'LEVEL_IO_ERROR':
-    default:
-      return new StorageError('STORAGE_IO', `${dir}: ${doing} failed: ${detail}`, { cause: e });
-  }
+export function ioError(dir: string, doing: string, e: unknown): StorageError {
+  return new StorageError('STORAGE_IO', `${dir}: ${doing} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
 }

@@ -1,73 +1,122 @@
-// How values are laid out on disk. Every value starts with a CRC-32 over its key and the rest of the value:
-// LevelDB does not verify table checksums on ordinary reads, and a value that lands under the wrong key
-// (or a flipped bit in one) must be reported, not served to the core.
+// How the write-ahead log lays out its records. Every record is framed as
 //
-// Log entries — the hot, high-volume records — use a fixed binary layout: [crc u32][type u8][term u64][data].
-// No field tags, no per-entry allocation beyond the value itself, and the data is copied verbatim. The index
-// lives only in the key (big-endian, so the log sorts in order). Metadata records are small and written at
+//   [body length u32le][crc32 of the body u32le][body: record type u8, payload]
+//
+// and a frame of eight zero bytes marks the end of a segment's records (segments are zero-filled ahead of
+// the writer). Log entries — the hot, high-volume records — use a fixed binary payload: [entry type u8]
+// [index u64be][term u64be][data], the data copied verbatim. The other records are small and written at
 // most once per Ready, so they are msgpack: self-describing, which lets a later format add a field without
 // a new layout. Decoding parses into typed values here, at the edge; anything malformed is a BadRecord.
 import { crc32 } from 'node:zlib';
 import { pack, unpack } from 'msgpackr';
 import type { ConfState, Entry, EntryType, HardState, NodeId } from '../raft/types.js';
 
-/** A value that does not decode: the caller names the key and the directory. */
+/** A record that does not decode: the caller names the segment, the offset and the directory. */
 export class BadRecord extends Error {}
 
-const CRC_BYTES = 4;
-const ENTRY_HEADER = CRC_BYTES + 1 + 8;
+export const FORMAT_MAGIC = 'setpoint-raft';
+/** Version 1 kept the log in LevelDB; version 2 is this write-ahead log. */
+export const FORMAT_VERSION = 2;
+
+export const FRAME_HEADER = 8;
+
+/** Record types. The numbers are on disk: never reuse one. */
+export const RecordType = {
+  /** First record of every segment: magic, format version and the segment's sequence number. */
+  format: 1,
+  entry: 2,
+  hardState: 3,
+  /** The configuration at the application's applied index. */
+  confState: 4,
+  /** The recorded configuration no longer applies (an installed snapshot brought its own). */
+  confStateClear: 5,
+  /** Entries up to and including `index` are discarded; `index` and its term anchor the log. */
+  compact: 6,
+  /** The whole log is replaced: empty, anchored at `index` (an installed snapshot). */
+  reset: 7,
+  /** The latest snapshot's metadata; its data is in a file of its own (see snapshotFileName). */
+  snapshot: 8,
+} as const;
+
 const TWO_32 = 2 ** 32;
-
-function checksum(key: Uint8Array, body: Uint8Array): number {
-  return crc32(body, crc32(key));
-}
-
-function verify(key: Uint8Array, value: Uint8Array): Buffer {
-  const b = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (b.length < CRC_BYTES) throw new BadRecord(`value of ${b.length} bytes is too short`);
-  if (b.readUInt32BE(0) !== checksum(key, b.subarray(CRC_BYTES))) throw new BadRecord('checksum mismatch');
-  return b;
-}
-
+const ENTRY_PAYLOAD = 1 + 8 + 8;
 const ENTRY_TYPES: readonly EntryType[] = ['normal', 'confChange'];
 
-export function sealEntry(key: Uint8Array, e: Entry): Uint8Array {
-  const b = Buffer.allocUnsafe(ENTRY_HEADER + e.data.length);
-  b[CRC_BYTES] = e.type === 'normal' ? 0 : 1;
-  b.writeUInt32BE(Math.floor(e.term / TWO_32), CRC_BYTES + 1);
-  b.writeUInt32BE(e.term >>> 0, CRC_BYTES + 5);
-  b.set(e.data, ENTRY_HEADER);
-  b.writeUInt32BE(checksum(key, b.subarray(CRC_BYTES)), 0);
+function writeU64(b: Buffer, at: number, v: number): void {
+  b.writeUInt32BE(Math.floor(v / TWO_32), at);
+  b.writeUInt32BE(v >>> 0, at + 4);
+}
+
+function readU64(b: Buffer, at: number): number {
+  return b.readUInt32BE(at) * TWO_32 + b.readUInt32BE(at + 4);
+}
+
+/** Fills in the frame header of a buffer whose body (from FRAME_HEADER on) is written. */
+function seal(b: Buffer): Buffer {
+  b.writeUInt32LE(b.length - FRAME_HEADER, 0);
+  b.writeUInt32LE(crc32(b.subarray(FRAME_HEADER)), 4);
   return b;
 }
 
-export function openEntry(key: Uint8Array, index: number, value: Uint8Array): Entry {
-  const b = verify(key, value);
-  if (b.length < ENTRY_HEADER) throw new BadRecord(`entry of ${b.length} bytes is shorter than its header`);
-  const type = ENTRY_TYPES[b[CRC_BYTES] as number];
-  if (type === undefined) throw new BadRecord(`unknown entry type ${b[CRC_BYTES]}`);
-  const term = b.readUInt32BE(CRC_BYTES + 1) * TWO_32 + b.readUInt32BE(CRC_BYTES + 5);
-  // A view, not a copy: LevelDB hands each value its own buffer.
-  return { index, term, type, data: b.subarray(ENTRY_HEADER) };
+/** One framed entry record, built in a single buffer. */
+export function frameEntry(e: Entry): Buffer {
+  const b = Buffer.allocUnsafe(FRAME_HEADER + 1 + ENTRY_PAYLOAD + e.data.length);
+  const at = FRAME_HEADER;
+  b[at] = RecordType.entry;
+  b[at + 1] = e.type === 'normal' ? 0 : 1;
+  writeU64(b, at + 2, e.index);
+  writeU64(b, at + 10, e.term);
+  b.set(e.data, at + 1 + ENTRY_PAYLOAD);
+  return seal(b);
 }
 
-export function sealBytes(key: Uint8Array, payload: Uint8Array): Uint8Array {
-  const b = Buffer.allocUnsafe(CRC_BYTES + payload.length);
-  b.set(payload, CRC_BYTES);
-  b.writeUInt32BE(checksum(key, b.subarray(CRC_BYTES)), 0);
-  return b;
+/** One framed record of `type` around `payload` (tests use it to write records the writer would not). */
+export function frameRecord(type: number, payload: Uint8Array): Buffer {
+  const b = Buffer.allocUnsafe(FRAME_HEADER + 1 + payload.length);
+  b[FRAME_HEADER] = type;
+  b.set(payload, FRAME_HEADER + 1);
+  return seal(b);
 }
 
-export function openBytes(key: Uint8Array, value: Uint8Array): Uint8Array {
-  return verify(key, value).subarray(CRC_BYTES);
+function frameMsgpack(type: number, value: Record<string, unknown>): Buffer {
+  return frameRecord(type, pack(value));
 }
 
-function openMeta(key: Uint8Array, value: Uint8Array): Record<string, unknown> {
+/** Where one frame stands in a buffer: a record, the end of the records, or a frame that is not sound. */
+export type Frame =
+  | { readonly kind: 'record'; readonly type: number; readonly payload: Buffer; readonly next: number }
+  | { readonly kind: 'end' }
+  | { readonly kind: 'bad'; readonly why: string; readonly until: number };
+
+/** Reads the frame at `at`. A bad frame says how far it claims to reach, so the caller can judge a torn write. */
+export function readFrame(buf: Buffer, at: number): Frame {
+  if (at === buf.length) return { kind: 'end' };
+  if (at + FRAME_HEADER > buf.length) {
+    return buf.subarray(at).every((x) => x === 0) ? { kind: 'end' } : { kind: 'bad', why: 'a frame header is cut off by the end of the file', until: buf.length };
+  }
+  const len = buf.readUInt32LE(at);
+  const crc = buf.readUInt32LE(at + 4);
+  if (len === 0) return crc === 0 ? { kind: 'end' } : { kind: 'bad', why: 'a frame of length 0 has a checksum', until: at + FRAME_HEADER };
+  const end = at + FRAME_HEADER + len;
+  if (end > buf.length) return { kind: 'bad', why: `a frame of ${len} bytes runs past the end of the file`, until: buf.length };
+  const body = buf.subarray(at + FRAME_HEADER, end);
+  if (crc32(body) !== crc) return { kind: 'bad', why: 'checksum mismatch', until: end };
+  return { kind: 'record', type: body[0] as number, payload: body.subarray(1), next: end };
+}
+
+export function openEntry(payload: Buffer): Entry {
+  if (payload.length < ENTRY_PAYLOAD) throw new BadRecord(`entry of ${payload.length} bytes is shorter than its header`);
+  const type = ENTRY_TYPES[payload[0] as number];
+  if (type === undefined) throw new BadRecord(`unknown entry type ${payload[0]}`);
+  // A copy: the payload is a view of a whole segment read at startup, which must not stay alive for one entry.
+  return { index: readU64(payload, 1), term: readU64(payload, 9), type, data: Uint8Array.prototype.slice.call(payload, ENTRY_PAYLOAD) };
+}
+
+function openMsgpack(payload: Buffer): Record<string, unknown> {
   let raw: unknown;
   try {
-    raw = unpack(openBytes(key, value));
+    raw = unpack(payload);
   } catch (e) {
-    if (e instanceof BadRecord) throw e;
     throw new BadRecord(`undecodable msgpack (${e instanceof Error ? e.message : String(e)})`);
   }
   if (!isRecord(raw)) throw new BadRecord('not a record');
@@ -103,22 +152,24 @@ const confState: FieldParser<ConfState> = (v, field) => {
   return { voters: ids(v.voters, `${field}.voters`), learners: ids(v.learners, `${field}.learners`) };
 };
 
-/** Seals and opens one kind of metadata record; only the listed fields are written or read. */
+/** Frames and opens one kind of msgpack record; only the listed fields are written or read. */
 export interface MetaCodec<T> {
-  seal(key: Uint8Array, value: T): Uint8Array;
-  open(key: Uint8Array, value: Uint8Array): T;
+  readonly type: number;
+  frame(value: T): Buffer;
+  open(payload: Buffer): T;
 }
 
-function metaCodec<T extends object>(fields: { readonly [K in keyof T]: FieldParser<T[K]> }): MetaCodec<T> {
+function metaCodec<T extends object>(type: number, fields: { readonly [K in keyof T]: FieldParser<T[K]> }): MetaCodec<T> {
   const names = Object.keys(fields) as Array<keyof T & string>;
   return {
-    seal(key, value) {
+    type,
+    frame(value) {
       const out: Record<string, unknown> = {};
       for (const n of names) out[n] = value[n];
-      return sealBytes(key, pack(out));
+      return frameMsgpack(type, out);
     },
-    open(key, value) {
-      const r = openMeta(key, value);
+    open(payload) {
+      const r = openMsgpack(payload);
       const out: Record<string, unknown> = {};
       for (const n of names) out[n] = fields[n](r[n], n);
       return out as T;
@@ -126,31 +177,63 @@ function metaCodec<T extends object>(fields: { readonly [K in keyof T]: FieldPar
   };
 }
 
-export const FORMAT_MAGIC = 'setpoint-raft';
-export const FORMAT_VERSION = 1;
+export interface SegmentFormat {
+  readonly magic: string;
+  readonly version: number;
+  readonly seq: number;
+}
 
-/** Written once at creation: says "this is Setpoint raft data, format N". */
-export const formatCodec = metaCodec<{ magic: string; version: number }>({ magic: text, version: uint });
+export const formatCodec = metaCodec<SegmentFormat>(RecordType.format, { magic: text, version: uint, seq: uint });
 
-export const hardStateCodec = metaCodec<HardState>({ term: uint, vote: uint, commit: uint });
+export const hardStateCodec = metaCodec<HardState>(RecordType.hardState, { term: uint, vote: uint, commit: uint });
 
-export const confStateCodec = metaCodec<ConfState>({ voters: ids, learners: ids });
+export const confStateCodec = metaCodec<ConfState>(RecordType.confState, { voters: ids, learners: ids });
 
-/** The entry just before the first kept one: the log's anchor after compaction or a snapshot. */
+export const confStateClearCodec = metaCodec<Record<string, never>>(RecordType.confStateClear, {});
+
+/** The entry just before the first one kept: the log's anchor after compaction or a snapshot. */
 export interface LogStart {
   readonly index: number;
   readonly term: number;
 }
 
-export const logStartCodec = metaCodec<LogStart>({ index: uint, term: uint });
+export const compactCodec = metaCodec<LogStart>(RecordType.compact, { index: uint, term: uint });
 
-/** Snapshot metadata plus where its data lives: `chunks` records under snapChunkKey(0..chunks-1). */
+export const resetCodec = metaCodec<LogStart>(RecordType.reset, { index: uint, term: uint });
+
+/** Snapshot metadata plus what its data file must hold: `size` bytes with CRC-32 `crc`. */
 export interface StoredSnapshot {
   readonly index: number;
   readonly term: number;
   readonly confState: ConfState;
   readonly size: number;
-  readonly chunks: number;
+  readonly crc: number;
 }
 
-export const snapshotCodec = metaCodec<StoredSnapshot>({ index: uint, term: uint, confState, size: uint, chunks: uint });
+export const snapshotCodec = metaCodec<StoredSnapshot>(RecordType.snapshot, { index: uint, term: uint, confState, size: uint, crc: uint });
+
+export function dataChecksum(data: Uint8Array): number {
+  return crc32(data);
+}
+
+const SEGMENT_NAME = /^([0-9a-f]{16})\.wal$/;
+const SNAPSHOT_NAME = /^([0-9a-f]{16})\.snap$/;
+
+export function segmentFileName(seq: number): string {
+  return `${seq.toString(16).padStart(16, '0')}.wal`;
+}
+
+export function segmentSeqOf(name: string): number | undefined {
+  const m = SEGMENT_NAME.exec(name);
+  return m ? parseInt(m[1] as string, 16) : undefined;
+}
+
+/** A snapshot's data lives in a file named after its index. */
+export function snapshotFileName(index: number): string {
+  return `${index.toString(16).padStart(16, '0')}.snap`;
+}
+
+export function snapshotIndexOf(name: string): number | undefined {
+  const m = SNAPSHOT_NAME.exec(name);
+  return m ? parseInt(m[1] as string, 16) : undefined;
+}

@@ -1,31 +1,38 @@
 // DurableRaftStorage beyond the shared conformance suite: Readies as the core emits them, a restart of a
-// real RawNode from disk, group commit, snapshot chunking, the checks that refuse writes which would make
-// the directory unopenable, and a seeded random walk compared op by op against MemoryStorage.
+// real RawNode from disk, group commit, snapshot files, segment rotation and deletion, the checks that
+// refuse writes which would make the directory unopenable, and a seeded random walk (with tiny segments,
+// so rotation and deletion happen all the time) compared op by op against MemoryStorage.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClassicLevel } from 'classic-level';
+import { promises as fs } from 'node:fs';
 import type { ConfState, Entry } from '../../src/raft/types.js';
 import { MemoryStorage } from '../../src/raft/storage.js';
 import { RaftError } from '../../src/raft/errors.js';
 import { RawNode } from '../../src/raft/raw-node.js';
 import { SeededRng } from '../../src/raft/rng.js';
 import { DurableRaftStorage } from '../../src/storage/raft-storage.js';
+import type { DurableRaftStorageOptions } from '../../src/storage/raft-storage.js';
 import { StorageError } from '../../src/storage/errors.js';
 import { TempDirs } from './helpers/temp-dirs.js';
 import { entry, run, snapshotAt, viewOf } from './helpers/storage-conformance.js';
 
 const dirs = new TempDirs();
 const open: DurableRaftStorage[] = [];
+const optionsOf = new WeakMap<DurableRaftStorage, DurableRaftStorageOptions>();
 
-async function openStore(dir: string, opts: { snapshotChunkSize?: number } = {}): Promise<DurableRaftStorage> {
+async function openStore(dir: string, opts: DurableRaftStorageOptions = {}): Promise<DurableRaftStorage> {
   const s = await DurableRaftStorage.open(dir, opts);
   open.push(s);
+  optionsOf.set(s, opts);
   return s;
 }
 
+/** Closes and opens again, with the same options. */
 async function reopen(s: DurableRaftStorage): Promise<DurableRaftStorage> {
   await s.close();
-  return openStore(s.dir);
+  return openStore(s.dir, optionsOf.get(s));
 }
+
+const filesOf = async (dir: string, suffix: string): Promise<string[]> => (await fs.readdir(dir)).filter((n) => n.endsWith(suffix)).sort();
 
 afterEach(async () => {
   for (const s of open.splice(0)) await s.close();
@@ -118,24 +125,43 @@ describe('DurableRaftStorage', () => {
     expect(viewOf(again)).toEqual(viewOf(s));
   });
 
-  it('stores snapshot data in chunks and keeps only the latest snapshot', async () => {
+  it('keeps snapshot data in a file of its own and only the latest snapshot', async () => {
     const dir = await dirs.make();
-    let s = await openStore(dir, { snapshotChunkSize: 1000 });
+    let s = await openStore(dir);
     await s.save({ entries: run(1, 10, 1), mustSync: true });
     const big = Uint8Array.from({ length: 3500 }, (_, i) => (i * 7) % 251);
     await s.createSnapshot(5, { voters: [1], learners: [] }, big);
     s = await reopen(s);
     expect(Buffer.from(s.snapshot().data).equals(Buffer.from(big))).toBe(true);
     await s.createSnapshot(8, undefined, new Uint8Array([1, 2, 3]));
-    await s.close();
-    // Look underneath: one chunk left under the 's' prefix.
-    const raw = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-    const chunkKeys = await raw.keys({ gte: Buffer.from('s'), lt: Buffer.from('t') }).all();
-    await raw.close();
-    expect(chunkKeys).toHaveLength(1);
-    s = await openStore(dir);
+    expect(await filesOf(dir, '.snap')).toEqual(['0000000000000008.snap']);
+    s = await reopen(s);
     expect([...s.snapshot().data]).toEqual([1, 2, 3]);
     expect(s.snapshot().metadata).toEqual({ index: 8, term: 1, confState: { voters: [1], learners: [] } });
+  });
+
+  it('rotates segments as the log grows and deletes the ones compaction has emptied', async () => {
+    const dir = await dirs.make();
+    let s = await openStore(dir, { segmentBytes: 4096 });
+    const payload = (i: number): Uint8Array => new Uint8Array(200).fill(i & 0xff);
+    for (let from = 1; from <= 400; from += 10) {
+      const ents = run(from, from + 9, 1).map((e) => ({ ...e, data: payload(e.index) }));
+      await s.save({ entries: ents, hardState: { term: 1, vote: 1, commit: from + 9 }, mustSync: from % 20 === 1 });
+    }
+    const grown = await filesOf(dir, '.wal');
+    expect(grown.length).toBeGreaterThan(15);
+    await s.createSnapshot(390, { voters: [1], learners: [] }, new Uint8Array([9]));
+    await s.compact(390);
+    const left = await filesOf(dir, '.wal');
+    expect(left.length).toBeLessThanOrEqual(2);
+    expect(left.at(-1)).toBe(grown.at(-1));
+    s = await reopen(s);
+    expect([s.firstIndex(), s.lastIndex(), s.initialState().hardState.commit]).toEqual([391, 400, 400]);
+    expect([...s.entries(395, 396, Infinity)[0]!.data.subarray(0, 2)]).toEqual([395 & 0xff, 395 & 0xff]);
+    // And it carries on writing where it left off.
+    await s.save({ entries: run(401, 450, 1), mustSync: true });
+    s = await reopen(s);
+    expect(s.lastIndex()).toBe(450);
   });
 
   it('keeps a multi-megabyte snapshot with the default chunk size', async () => {
@@ -179,8 +205,8 @@ describe('DurableRaftStorage', () => {
   it('after a failed write it refuses every later one, and keeps serving what is known to be on disk', async () => {
     const s = await openStore(await dirs.make());
     await s.save({ entries: run(1, 3, 1), mustSync: true });
-    // White-box: pull LevelDB away underneath, as a disk failure would, so the next batch fails.
-    await (s as unknown as { db: { close(): Promise<void> } }).db.close();
+    // White-box: close the log's files underneath, as a disk failure would, so the next write fails.
+    await (s as unknown as { wal: { close(): Promise<void> } }).wal.close();
     const failed = s.save({ entries: run(4, 5, 1), mustSync: true });
     const queued = s.save({ entries: run(6, 6, 1), mustSync: true });
     expect(await codeOf(failed)).toBe('STORAGE_IO');
@@ -215,7 +241,7 @@ describe('DurableRaftStorage against MemoryStorage, seeded random walk', () => {
     it(`seed ${seed}`, async () => {
       const rng = new SeededRng(seed);
       const model = new MemoryStorage();
-      let s = await openStore(await dirs.make(), { snapshotChunkSize: 64 });
+      let s = await openStore(await dirs.make(), { segmentBytes: 1024 + rng.int(2048) });
       let term = 1;
       let commit = 0;
       const cs = (): ConfState => ({ voters: [1, 2, 3].slice(0, 1 + rng.int(3)), learners: rng.int(2) === 0 ? [] : [9] });
