@@ -124,8 +124,11 @@ export class DurableRaftStorage implements Storage {
         const snapIndex = snapshotIndexOf(name);
         if (name.endsWith('.tmp') || (snapIndex !== undefined && snapIndex !== loaded.snapshot?.index)) await fs.rm(path.join(dir, name), { force: true });
       }
-      const wal = await WalWriter.resume(dir, segmentBytes, loaded.segments, loaded.tail);
-      return new DurableRaftStorage(dir, wal, loaded, release);
+      // The writer asks the storage for segment headers; the storage needs the writer to exist first.
+      const late: { storage?: DurableRaftStorage } = {};
+      const wal = await WalWriter.resume(dir, segmentBytes, loaded.segments, loaded.tail, (seq) => (late.storage as DurableRaftStorage).segmentHeader(seq));
+      late.storage = new DurableRaftStorage(dir, wal, loaded, release);
+      return late.storage;
     } catch (e) {
       await release();
       if (e instanceof StorageError || e instanceof RaftError) throw e;
@@ -255,7 +258,7 @@ export class DurableRaftStorage implements Storage {
     return { offset: m.firstIndex() - 1, last: m.lastIndex(), snapIndex: m.snapshot().metadata.index, commit: m.getHardState().commit };
   }
 
-  /** The records that open a new segment: its header, then the whole durable state restated. */
+  /** The records that open a new segment: its header, then the whole durable state restated (see HeaderOf). */
   private segmentHeader(seq: number): Buffer {
     const m = this.mirror;
     const offset = m.firstIndex() - 1;
@@ -312,7 +315,7 @@ export class DurableRaftStorage implements Storage {
         try {
           for (const f of g.snapshotFiles) await writeFileDurably(this.dir, snapshotFileName(f.stored.index), f.data);
           if (g.reset) this.wal.forgetEntries();
-          await this.wal.append(Buffer.concat(g.records), g.sync, g.maxIndex, (seq) => this.segmentHeader(seq));
+          await this.wal.append(Buffer.concat(g.records), g.sync, g.maxIndex);
           for (const job of g.jobs) job.applyToMirror();
         } catch (e) {
           // Disk and mirror may now disagree (the log may hold part of it): refuse every later write.

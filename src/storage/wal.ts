@@ -13,6 +13,8 @@ import { segmentFileName } from './records.js';
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 /** Zero-filling runs this far ahead of the writer, in one write and one sync. */
 const ALLOCATION_STEP = 4 * 1024 * 1024;
+/** Records that need not be durable are held in memory up to this many bytes. */
+const HOLD_LIMIT = 256 * 1024;
 
 export function pwrite(fd: number, buf: Buffer, position: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -65,6 +67,13 @@ export interface Tail {
   readonly torn: boolean;
 }
 
+/**
+ * The records that open segment `seq`: its header, then the whole state restated as it is before the
+ * write that starts the segment (records held back but already acknowledged may be restated too: every
+ * state record is idempotent).
+ */
+export type HeaderOf = (seq: number) => Buffer;
+
 export class WalWriter {
   private fd: number;
   private dsyncFd: number;
@@ -74,11 +83,16 @@ export class WalWriter {
   private headerEnd: number;
   /** A write since the last sync went without one: the next durable write must sync the whole file. */
   private unsynced = false;
+  /** Records that need not be durable, held back to go out with the next write that must be. */
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private heldMaxIndex = 0;
 
   private constructor(
     readonly dir: string,
     private readonly segmentBytes: number,
     readonly segments: SegmentInfo[],
+    private readonly headerOf: HeaderOf,
     fds: { fd: number; dsyncFd: number },
     pos: number,
     allocated: number,
@@ -109,7 +123,7 @@ export class WalWriter {
   }
 
   /** Continues the last segment after its records; a torn tail is zeroed (and synced) first. */
-  static async resume(dir: string, segmentBytes: number, segments: SegmentInfo[], tail: Tail): Promise<WalWriter> {
+  static async resume(dir: string, segmentBytes: number, segments: SegmentInfo[], tail: Tail, headerOf: HeaderOf): Promise<WalWriter> {
     const fds = openSegment(dir, tail.seq);
     try {
       if (tail.torn) {
@@ -121,15 +135,31 @@ export class WalWriter {
       fs.closeSync(fds.dsyncFd);
       throw e;
     }
-    return new WalWriter(dir, segmentBytes, segments, fds, tail.end, tail.size);
+    return new WalWriter(dir, segmentBytes, segments, headerOf, fds, tail.end, tail.size);
   }
 
   /**
-   * Appends framed records. `sync`: durable when this resolves. `header` is called only if the records
-   * start a new segment (given its sequence number): it must restate the state as it is before these records.
+   * Appends framed records. `sync`: durable when this resolves; otherwise they may be lost in a crash,
+   * the process's included, until a later durable append or close() writes them.
    */
-  async append(records: Buffer, sync: boolean, maxIndex: number, header: (seq: number) => Buffer): Promise<void> {
-    if (this.pos > this.headerEnd && this.pos + records.length > this.segmentBytes) await this.rotate(header);
+  async append(records: Buffer, sync: boolean, maxIndex: number): Promise<void> {
+    if (!sync && this.heldBytes + records.length <= HOLD_LIMIT) {
+      // Like etcd's buffered WAL encoder: a write that need not be durable (a commit-only hard state) costs
+      // no system call; it goes out with the next write that must be.
+      this.held.push(records);
+      this.heldBytes += records.length;
+      this.heldMaxIndex = Math.max(this.heldMaxIndex, maxIndex);
+      return;
+    }
+    const data = this.held.length === 0 ? records : Buffer.concat([...this.held, records]);
+    const max = Math.max(maxIndex, this.heldMaxIndex);
+    this.held = [];
+    this.heldBytes = this.heldMaxIndex = 0;
+    await this.write(data, sync, max);
+  }
+
+  private async write(records: Buffer, sync: boolean, maxIndex: number): Promise<void> {
+    if (this.pos > this.headerEnd && this.pos + records.length > this.segmentBytes) await this.rotate();
     const end = this.pos + records.length;
     if (end > this.allocated) {
       const to = Math.max(end, this.allocated + Math.min(this.segmentBytes, ALLOCATION_STEP));
@@ -157,6 +187,7 @@ export class WalWriter {
   /** The log was replaced (an installed snapshot): no entry in any segment so far is needed any more. */
   forgetEntries(): void {
     for (const s of this.segments) s.maxIndex = 0;
+    this.heldMaxIndex = 0;
   }
 
   /**
@@ -175,20 +206,21 @@ export class WalWriter {
 
   async close(): Promise<void> {
     const { fd, dsyncFd } = this;
-    this.fd = this.dsyncFd = -1;
     if (fd < 0) return;
     try {
+      if (this.held.length > 0) await this.append(Buffer.alloc(0), true, 0);
       await fdatasync(fd);
     } finally {
+      this.fd = this.dsyncFd = -1;
       await close(fd);
       await close(dsyncFd);
     }
   }
 
-  private async rotate(headerOf: (seq: number) => Buffer): Promise<void> {
+  private async rotate(): Promise<void> {
     await fdatasync(this.fd); // the next segment's header is written as if everything before it is on disk
     const seq = (this.segments[this.segments.length - 1] as SegmentInfo).seq + 1;
-    const header = headerOf(seq);
+    const header = this.headerOf(seq);
     const allocated = await WalWriter.createSegment(this.dir, seq, header, this.segmentBytes);
     const fds = openSegment(this.dir, seq);
     await close(this.fd);

@@ -154,7 +154,7 @@ describe('DurableRaftStorage', () => {
     await s.compact(390);
     const left = await filesOf(dir, '.wal');
     expect(left.length).toBeLessThanOrEqual(2);
-    expect(left.at(-1)).toBe(grown.at(-1));
+    expect((left.at(-1) as string) >= (grown.at(-1) as string)).toBe(true);
     s = await reopen(s);
     expect([s.firstIndex(), s.lastIndex(), s.initialState().hardState.commit]).toEqual([391, 400, 400]);
     expect([...s.entries(395, 396, Infinity)[0]!.data.subarray(0, 2)]).toEqual([395 & 0xff, 395 & 0xff]);
