@@ -31,23 +31,37 @@ export class WatchResponseEncoder {
   private lastHeader: { readonly h: Header; readonly bytes: Buffer } | undefined;
 
   encode(h: Header, r: WatchResponse): Buffer {
+    return this.build(h, r.watchId, r.events, r);
+  }
+
+  /** The most common response: one watcher's events (or none, a progress notification), nothing else set. */
+  encodeEvents(h: Header, watchId: number, events: readonly KvEvent[]): Buffer {
+    return this.build(h, watchId, events, undefined);
+  }
+
+  /** Fields in number order; `flags` absent means created, canceled, fragment, compact revision and reason are all unset. */
+  private build(h: Header, watchId: number, events: readonly KvEvent[], flags: WatchResponse | undefined): Buffer {
     const header = this.headerField(h);
-    const evs = r.events.map((ev) => this.eventField(ev));
-    let size = header.length + intFieldLen(2, int64(r.watchId)) + intFieldLen(3, r.created ? 1 : 0) + intFieldLen(4, r.canceled ? 1 : 0);
-    size += intFieldLen(5, int64(r.compactRevision));
-    const reason = r.cancelReason ? Buffer.from(r.cancelReason) : undefined;
-    if (reason) size += bytesFieldLen(6, reason.length);
-    size += intFieldLen(7, r.fragment ? 1 : 0);
-    for (const e of evs) size += e.length;
+    let size = header.length + intFieldLen(2, int64(watchId));
+    const reason = flags?.cancelReason ? Buffer.from(flags.cancelReason) : undefined;
+    if (flags) {
+      size += intFieldLen(3, flags.created ? 1 : 0) + intFieldLen(4, flags.canceled ? 1 : 0) + intFieldLen(5, int64(flags.compactRevision));
+      if (reason) size += bytesFieldLen(6, reason.length);
+      size += intFieldLen(7, flags.fragment ? 1 : 0);
+    }
+    for (const ev of events) size += this.eventField(ev).length;
     const w = new Writer(size);
     w.bytes(header);
-    writeInt(w, 2, int64(r.watchId));
-    writeInt(w, 3, r.created ? 1 : 0);
-    writeInt(w, 4, r.canceled ? 1 : 0);
-    writeInt(w, 5, int64(r.compactRevision));
-    if (reason) writeBytes(w, 6, reason);
-    writeInt(w, 7, r.fragment ? 1 : 0);
-    for (const e of evs) w.bytes(e);
+    writeInt(w, 2, int64(watchId));
+    if (flags) {
+      writeInt(w, 3, flags.created ? 1 : 0);
+      writeInt(w, 4, flags.canceled ? 1 : 0);
+      writeInt(w, 5, int64(flags.compactRevision));
+      if (reason) writeBytes(w, 6, reason);
+      writeInt(w, 7, flags.fragment ? 1 : 0);
+    }
+    // The second lookup of each event hits the cache the size pass filled.
+    for (const ev of events) w.bytes(this.eventField(ev));
     return w.buf;
   }
 

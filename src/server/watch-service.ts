@@ -4,7 +4,8 @@
 import type { ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Gauge } from 'prom-client';
 import type { WatchFilter, WatchRequest, WatchResponse } from '../watch/types.js';
-import type { WatchStream } from '../watch/watch-stream.js';
+import type { WatchResponseSender, WatchStream } from '../watch/watch-stream.js';
+import type { KvEvent } from '../kv/types.js';
 import type { EdgeContext } from './grpc-edge.js';
 import { ETCD_PACKAGE, bidi } from './grpc-edge.js';
 import type { Long } from './etcd-wire.js';
@@ -68,9 +69,7 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
       let resume: () => void = () => undefined;
       // Responses go out in one HTTP/2 write per turn of the event loop (grpc-coalesce.ts).
       const direct = DirectWriter.for(call, () => resume());
-      const send = (r: WatchResponse): boolean => {
-        if (session.ended) return true;
-        const bytes = encoder.encode(store.header(r.header.revision), r);
+      const out = (bytes: Buffer): boolean => {
         session.tracker.sent();
         if (direct) return direct.write(bytes);
         // Already encoded: the service's serializer passes Buffers through (etcd-proto.ts).
@@ -79,6 +78,10 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
         if (!ok) call.once('drain', () => resume());
         return ok;
       };
+      const send: WatchResponseSender = Object.assign((r: WatchResponse): boolean => session.ended || out(encoder.encode(store.header(r.header.revision), r)), {
+        events: (watchId: number, revision: number, events: readonly KvEvent[]): boolean =>
+          session.ended || out(encoder.encodeEvents(store.header(revision), watchId, events)),
+      });
       const stream: WatchStream = store.openWatchStream(send);
       resume = () => stream.resume();
       openStreams.inc();

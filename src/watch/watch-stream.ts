@@ -21,7 +21,14 @@ export interface WatchStreamOptions {
   readonly random?: () => number;
 }
 
-export type WatchResponseSender = (resp: WatchResponse) => boolean | void;
+/**
+ * Sends one response; `false` means "stop until resume()". `events`, when the transport has it, is a
+ * shortcut for the most common response — one watcher's events of whole revisions with nothing else set —
+ * that skips building the general response object.
+ */
+export type WatchResponseSender = ((resp: WatchResponse) => boolean | void) & {
+  readonly events?: (watchId: number, revision: number, events: readonly KvEvent[]) => boolean | void;
+};
 
 export const DEFAULT_PROGRESS_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -239,23 +246,31 @@ export class WatchStream {
       const item = this.queue.shift();
       if (!item) break;
       if (item.wasFull) freed = true;
-      const q = item.value;
-      const out = 'ctrl' in q ? [q.ctrl] : this.toWire(q.watch, q.resp);
-      for (const r of out) {
-        let ok: boolean | void;
-        try {
-          ok = this.send(r);
-        } catch (e) {
-          this.log?.error({ err: e }, 'watch response send failed; closing the stream');
-          this.close();
-          return;
-        }
-        if (ok === false) this.paused = true;
+      try {
+        if (this.deliver(item.value) === false) this.paused = true;
+      } catch (e) {
+        this.log?.error({ err: e }, 'watch response send failed; closing the stream');
+        this.close();
+        return;
       }
     }
     // A watcher whose queue was full may be a victim waiting for exactly this room.
     if (freed) this.store.kick();
     if (this.progressRequested) this.answerProgress();
+  }
+
+  /** Sends one queued item (several responses if it is fragmented); false if the consumer said stop. */
+  private deliver(q: Queued): boolean {
+    if ('ctrl' in q) return this.send(q.ctrl) !== false;
+    const { watch: sw, resp: r } = q;
+    const fast = this.send.events;
+    if (fast && r.compactRevision === 0 && !sw.handle?.fragment) {
+      if (r.events.length > 0) sw.progressDue = false;
+      return fast(r.watchId, r.revision, r.events) !== false;
+    }
+    let ok = true;
+    for (const w of this.toWire(sw, r)) if (this.send(w) === false) ok = false;
+    return ok;
   }
 
   private toWire(sw: StreamWatch, r: WatcherResponse): WatchResponse[] {

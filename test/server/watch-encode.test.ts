@@ -72,6 +72,18 @@ describe('WatchResponseEncoder', () => {
     );
   });
 
+  it('encodes an events-only response byte for byte as the general path does', () => {
+    const enc = new WatchResponseEncoder();
+    fc.assert(
+      fc.property(header, response, (h, r) => {
+        const plain: WatchResponse = { ...r, created: false, canceled: false, compactRevision: 0, cancelReason: '', fragment: false };
+        const hh = { ...h, revision: r.header.revision };
+        expect(enc.encodeEvents(hh, r.watchId, r.events).equals(enc.encode(hh, plain))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('reuses one event encoding across watchers and keeps headers apart by revision and term', () => {
     const enc = new WatchResponseEncoder();
     const ev: KvEvent = { type: 'PUT', kv: { key: Buffer.from('a'), createRevision: 5, modRevision: 7, version: 2, value: Buffer.from('v'), lease: '0' } };
