@@ -151,15 +151,30 @@ export class WalWriter {
       this.heldMaxIndex = Math.max(this.heldMaxIndex, maxIndex);
       return;
     }
-    const data = this.held.length === 0 ? records : Buffer.concat([...this.held, records]);
+    if (this.held.length > 0 && this.mustRotate(this.heldBytes + records.length)) {
+      // Held records go to the segment they were made in: the next segment's header restates the state
+      // with them in it, so they must be on disk (rotate() syncs) before that header is.
+      const heldMax = this.heldMaxIndex;
+      await this.write(this.takeHeld(), false, heldMax, false);
+    }
     const max = Math.max(maxIndex, this.heldMaxIndex);
-    this.held = [];
-    this.heldBytes = this.heldMaxIndex = 0;
-    await this.write(data, sync, max);
+    const data = this.held.length === 0 ? records : Buffer.concat([this.takeHeld(), records]);
+    await this.write(data, sync, max, true);
   }
 
-  private async write(records: Buffer, sync: boolean, maxIndex: number): Promise<void> {
-    if (this.pos > this.headerEnd && this.pos + records.length > this.segmentBytes) await this.rotate();
+  /** The held records as one buffer; the hold is empty afterwards. */
+  private takeHeld(): Buffer {
+    const data = Buffer.concat(this.held.splice(0));
+    this.heldBytes = this.heldMaxIndex = 0;
+    return data;
+  }
+
+  private mustRotate(bytes: number): boolean {
+    return this.pos > this.headerEnd && this.pos + bytes > this.segmentBytes;
+  }
+
+  private async write(records: Buffer, sync: boolean, maxIndex: number, mayRotate: boolean): Promise<void> {
+    if (mayRotate && this.mustRotate(records.length)) await this.rotate();
     const end = this.pos + records.length;
     if (end > this.allocated) {
       const to = Math.max(end, this.allocated + Math.min(this.segmentBytes, ALLOCATION_STEP));
