@@ -158,7 +158,13 @@ export class Member implements StoreApi {
     this.transport = await this.cfg.transport({ memberId: this.memberId, clusterId: this.membership.clusterId }, this.inbound(), this.outbound());
     for (const m of this.membership.members.values()) if (m.id !== this.memberId) this.transport.addPeer(m.id, m.peerURLs);
 
-    this.ticker = setInterval(() => this.tick(), this.cfg.heartbeatMs);
+    // A tick runs after the poll phase, not in the timers phase: after the event loop was held up (a long
+    // apply, e.g. a delete of 150,000 keys), the peer messages that arrived meanwhile are stepped first, so
+    // the leader's check-quorum does not count its own stall against its followers, and a follower does not
+    // campaign past a heartbeat that is waiting in its socket.
+    this.ticker = setInterval(() => setImmediate(() => {
+      if (!this.stopped) this.tick();
+    }), this.cfg.heartbeatMs);
     this.leaseTimer = setInterval(() => this.expireLeases(), 500);
     this.flushTimer = setInterval(() => void this.kv.flush().catch((e: unknown) => this.fatal(e)), 100);
     this.log.info({ memberId: this.memberId.toString(16), clusterId: this.membership.clusterId.toString(16), members: this.membership.members.size }, 'member started');
@@ -292,6 +298,10 @@ export class Member implements StoreApi {
     const rest = early.length > 0 ? rd.messages.filter((m) => !early.includes(m)) : rd.messages;
     if (rest.length > 0) this.transport.send(rest);
     if (rd.snapshot) await this.installSnapshot(rd.snapshot);
+    // Messages leave through HTTP/2 writes that Node makes on a later turn of the event loop. Let them go
+    // before applying: an apply can hold the loop for seconds (a delete of 150,000 keys), and the followers
+    // must learn the new commit index — and get their heartbeats — now, not after it.
+    if (rd.messages.length > 0 && rd.committedEntries.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     for (const e of rd.committedEntries) await this.applyEntry(e);
     for (const rs of rd.readStates) this.reads.onReadState(rs);
     this.node.advance();

@@ -74,6 +74,8 @@ export class DurableRaftStorage implements Storage {
   /** Set by a failed write or close(): later writes are refused with it, since disk and mirror may differ. */
   private stopped: Error | undefined;
   private closing: Promise<void> | undefined;
+  /** Deletions of surplus segments and snapshot files still running (see tidy()). */
+  private tidying: Promise<void> = Promise.resolve();
 
   private constructor(
     dir: string,
@@ -233,7 +235,7 @@ export class DurableRaftStorage implements Storage {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.stopped ??= new StorageError('STORAGE_CLOSED', `${this.dir}: raft storage is closed`);
-      while (this.draining) await this.drained;
+      await this.idle();
       try {
         await this.wal.close();
       } finally {
@@ -241,6 +243,12 @@ export class DurableRaftStorage implements Storage {
       }
     })();
     return this.closing;
+  }
+
+  /** Settles once every queued write and the deletions behind them are done. */
+  async idle(): Promise<void> {
+    while (this.draining) await this.drained;
+    await this.tidying;
   }
 
   // --- the writer: one group of queued jobs per log write, strictly in order ---
@@ -323,7 +331,9 @@ export class DurableRaftStorage implements Storage {
           for (const job of [...g.jobs, ...this.queue.splice(0)]) job.reject(this.stopped);
           return;
         }
-        await this.tidy(before, g.shape.offset);
+        // Deleting what the write made surplus runs behind the writer: it must not hold up the next save.
+        const tidied = this.tidy(before, g.shape.offset);
+        this.tidying = this.tidying.then(() => tidied);
         for (const job of g.jobs) job.resolve();
       }
     } finally {

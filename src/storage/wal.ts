@@ -52,6 +52,33 @@ async function zeroFill(fd: number, from: number, to: number): Promise<void> {
   for (let at = from; at < to; at += chunk.length) await pwrite(fd, to - at < chunk.length ? chunk.subarray(0, to - at) : chunk, at);
 }
 
+const tmpName = (dir: string, seq: number): string => path.join(dir, `${segmentFileName(seq)}.tmp`);
+
+/** Zero-fills segment `seq` to `size` bytes under its temporary name, synced: ready to be given a header. */
+async function prepareSegment(dir: string, seq: number, size: number): Promise<void> {
+  const fd = fs.openSync(tmpName(dir, seq), constants.O_CREAT | constants.O_TRUNC | constants.O_RDWR, 0o644);
+  try {
+    await zeroFill(fd, 0, size);
+    await fdatasync(fd);
+  } finally {
+    await close(fd);
+  }
+}
+
+/** Writes the header into a prepared segment and puts it in place under its real name. */
+async function finishSegment(dir: string, seq: number, header: Buffer): Promise<void> {
+  const tmp = tmpName(dir, seq);
+  const fd = fs.openSync(tmp, constants.O_RDWR);
+  try {
+    await pwrite(fd, header, 0);
+    await fdatasync(fd);
+  } finally {
+    await close(fd);
+  }
+  await fsp.rename(tmp, path.join(dir, segmentFileName(seq)));
+  await syncDir(dir);
+}
+
 /** What the writer keeps about each segment: the highest entry index written to it (0: none that count). */
 export interface SegmentInfo {
   readonly seq: number;
@@ -87,6 +114,11 @@ export class WalWriter {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private heldMaxIndex = 0;
+  /** The background job planAhead() started last (settled when none is running). */
+  private ahead: Promise<void> = Promise.resolve();
+  private aheadBusy = false;
+  /** The sequence number of the next segment, once it is prepared under its temporary name. */
+  private prepared: number | undefined;
 
   private constructor(
     readonly dir: string,
@@ -106,20 +138,10 @@ export class WalWriter {
 
   /** Creates segment `seq` holding only `header`, durably (written under a temporary name, then renamed). */
   static async createSegment(dir: string, seq: number, header: Buffer, segmentBytes: number): Promise<number> {
-    const file = path.join(dir, segmentFileName(seq));
-    const tmp = `${file}.tmp`;
-    const allocated = Math.max(header.length, Math.min(segmentBytes, ALLOCATION_STEP));
-    const fd = fs.openSync(tmp, constants.O_CREAT | constants.O_TRUNC | constants.O_RDWR, 0o644);
-    try {
-      await zeroFill(fd, header.length, allocated);
-      await pwrite(fd, header, 0);
-      await fdatasync(fd);
-    } finally {
-      await close(fd);
-    }
-    await fsp.rename(tmp, file);
-    await syncDir(dir);
-    return allocated;
+    const size = Math.max(header.length, Math.min(segmentBytes, ALLOCATION_STEP));
+    await prepareSegment(dir, seq, size);
+    await finishSegment(dir, seq, header);
+    return size;
   }
 
   /** Continues the last segment after its records; a torn tail is zeroed (and synced) first. */
@@ -176,6 +198,7 @@ export class WalWriter {
   private async write(records: Buffer, sync: boolean, maxIndex: number, mayRotate: boolean): Promise<void> {
     if (mayRotate && this.mustRotate(records.length)) await this.rotate();
     const end = this.pos + records.length;
+    if (end > this.allocated) await this.ahead;
     if (end > this.allocated) {
       const to = Math.max(end, this.allocated + Math.min(this.segmentBytes, ALLOCATION_STEP));
       await zeroFill(this.fd, this.allocated, to);
@@ -197,6 +220,43 @@ export class WalWriter {
     this.pos = end;
     const cur = this.segments[this.segments.length - 1] as SegmentInfo;
     if (maxIndex > cur.maxIndex) cur.maxIndex = maxIndex;
+    this.planAhead();
+  }
+
+  /**
+   * Starts the file work the writer will need next, in the background, one job at a time: zero-filling
+   * the current segment further when the writer nears the end of what is filled, and preparing the next
+   * segment once this one is half full (etcd's WAL keeps a file pipeline for the same reason). Without it
+   * a write would now and then wait for megabytes of zeros and two syncs, and a leader waiting that long
+   * sends no heartbeats. A job that fails is simply redone inline by the writer, which reports the error.
+   */
+  private planAhead(): void {
+    if (this.aheadBusy || this.fd < 0) return;
+    const step = Math.min(this.segmentBytes, ALLOCATION_STEP);
+    const fd = this.fd;
+    const from = this.allocated;
+    let job: (() => Promise<void>) | undefined;
+    if (from < this.segmentBytes && from - this.pos < step) {
+      const to = Math.min(this.segmentBytes, from + step);
+      job = async () => {
+        await zeroFill(fd, from, to);
+        await fdatasync(fd);
+        if (this.fd === fd && this.allocated === from) this.allocated = to;
+      };
+    } else if (this.prepared === undefined && this.pos > this.segmentBytes / 2) {
+      const seq = (this.segments[this.segments.length - 1] as SegmentInfo).seq + 1;
+      job = async () => {
+        await prepareSegment(this.dir, seq, this.segmentBytes);
+        this.prepared = seq;
+      };
+    }
+    if (!job) return;
+    this.aheadBusy = true;
+    this.ahead = job()
+      .catch(() => undefined)
+      .finally(() => {
+        this.aheadBusy = false;
+      });
   }
 
   /** The log was replaced (an installed snapshot): no entry in any segment so far is needed any more. */
@@ -220,10 +280,13 @@ export class WalWriter {
   }
 
   async close(): Promise<void> {
+    if (this.fd < 0) return;
+    // Held records first: writing them may rotate, which replaces the descriptors.
+    if (this.held.length > 0) await this.append(Buffer.alloc(0), true, 0);
     const { fd, dsyncFd } = this;
-    if (fd < 0) return;
     try {
-      if (this.held.length > 0) await this.append(Buffer.alloc(0), true, 0);
+      await this.ahead;
+      if (this.prepared !== undefined) await fsp.rm(tmpName(this.dir, this.prepared), { force: true });
       await fdatasync(fd);
     } finally {
       this.fd = this.dsyncFd = -1;
@@ -233,10 +296,18 @@ export class WalWriter {
   }
 
   private async rotate(): Promise<void> {
+    await this.ahead; // nothing of the old segment's may still be in flight when its descriptors close
     await fdatasync(this.fd); // the next segment's header is written as if everything before it is on disk
     const seq = (this.segments[this.segments.length - 1] as SegmentInfo).seq + 1;
     const header = this.headerOf(seq);
-    const allocated = await WalWriter.createSegment(this.dir, seq, header, this.segmentBytes);
+    let allocated: number;
+    if (this.prepared === seq) {
+      await finishSegment(this.dir, seq, header);
+      allocated = this.segmentBytes;
+    } else {
+      allocated = await WalWriter.createSegment(this.dir, seq, header, this.segmentBytes);
+    }
+    this.prepared = undefined;
     const fds = openSegment(this.dir, seq);
     await close(this.fd);
     await close(this.dsyncFd);

@@ -134,6 +134,7 @@ describe('DurableRaftStorage', () => {
     s = await reopen(s);
     expect(Buffer.from(s.snapshot().data).equals(Buffer.from(big))).toBe(true);
     await s.createSnapshot(8, undefined, new Uint8Array([1, 2, 3]));
+    await s.idle();
     expect(await filesOf(dir, '.snap')).toEqual(['0000000000000008.snap']);
     s = await reopen(s);
     expect([...s.snapshot().data]).toEqual([1, 2, 3]);
@@ -152,6 +153,7 @@ describe('DurableRaftStorage', () => {
     expect(grown.length).toBeGreaterThan(15);
     await s.createSnapshot(390, { voters: [1], learners: [] }, new Uint8Array([9]));
     await s.compact(390);
+    await s.idle();
     const left = await filesOf(dir, '.wal');
     expect(left.length).toBeLessThanOrEqual(2);
     expect((left.at(-1) as string) >= (grown.at(-1) as string)).toBe(true);
