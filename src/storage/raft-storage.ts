@@ -40,8 +40,8 @@ export interface DurableRaftStorageOptions {
 interface Job {
   readonly needsMirror: boolean;
   plan(shape: LogShape): Plan;
-  /** Brings the mirror up to date once the write holding this job is on disk. */
-  applyToMirror(): void;
+  /** Brings the mirror up to date once the write holding this job is on disk; `plan` is what was written. */
+  applyToMirror(plan: Plan): void;
   resolve(): void;
   reject(e: unknown): void;
 }
@@ -49,6 +49,8 @@ interface Job {
 /** Jobs planned into one write. */
 interface Group {
   readonly jobs: Job[];
+  /** What each job planned, in the same order. */
+  readonly plans: Plan[];
   readonly records: Buffer[];
   readonly shape: LogShape;
   readonly sync: boolean;
@@ -113,7 +115,7 @@ export class DurableRaftStorage implements Storage {
       if (state.kind === 'new') {
         // Whatever a creation cut short left: nothing in it was ever acknowledged.
         for (const name of state.leftovers) if (name !== LOCK_FILE) await fs.rm(path.join(dir, name), { force: true });
-        await WalWriter.createSegment(dir, 1, Buffer.concat([formatCodec.frame({ magic: FORMAT_MAGIC, version: FORMAT_VERSION, seq: 1 })]), segmentBytes);
+        await WalWriter.createSegment(dir, 1, formatCodec.frame({ magic: FORMAT_MAGIC, version: FORMAT_VERSION, seq: 1 }), segmentBytes);
         await writeMarkerFile(dir);
         segments = [1];
       } else {
@@ -172,10 +174,10 @@ export class DurableRaftStorage implements Storage {
    * Resolves once durable; saves issued before this one resolve first. Concurrent saves share one batch.
    */
   save(rd: ReadyToSave, confState?: ConfState): Promise<void> {
-    return this.enqueue(false, (shape) => planSave(shape, rd, confState), () => {
+    return this.enqueue(false, (shape) => planSave(shape, rd, confState), (plan) => {
       if (rd.snapshot) {
         this.mirror.applySnapshot(rd.snapshot);
-        this.snap = storedSnapshot(rd.snapshot.metadata, rd.snapshot.data);
+        this.snap = plan.snapshotFile?.stored;
         this.confState = undefined;
       }
       this.mirror.append(rd.entries);
@@ -213,9 +215,9 @@ export class DurableRaftStorage implements Storage {
         const records = [snapshotCodec.frame(snapshotFile.stored)];
         return { records, shape: { ...shape, snapIndex: i }, sync: true, maxIndex: 0, reset: false, snapshotFile };
       },
-      () => {
+      (plan) => {
         made = this.mirror.createSnapshot(i, cs, data);
-        this.snap = storedSnapshot(made.metadata, data);
+        this.snap = plan.snapshotFile?.stored;
       },
     );
     invariant(made !== undefined, 'createSnapshot resolved without a snapshot');
@@ -253,7 +255,7 @@ export class DurableRaftStorage implements Storage {
 
   // --- the writer: one group of queued jobs per log write, strictly in order ---
 
-  private enqueue(needsMirror: boolean, plan: Job['plan'], applyToMirror: () => void): Promise<void> {
+  private enqueue(needsMirror: boolean, plan: Job['plan'], applyToMirror: Job['applyToMirror']): Promise<void> {
     if (this.stopped) return Promise.reject(this.stopped);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ needsMirror, plan, applyToMirror, resolve, reject });
@@ -281,6 +283,7 @@ export class DurableRaftStorage implements Storage {
   private takeGroup(): Group {
     let shape = this.shape();
     const jobs: Job[] = [];
+    const plans: Plan[] = [];
     const records: Buffer[] = [];
     const snapshotFiles: SnapshotFile[] = [];
     let sync = false;
@@ -306,9 +309,10 @@ export class DurableRaftStorage implements Storage {
       shape = plan.shape;
       sync ||= plan.sync;
       jobs.push(job);
+      plans.push(plan);
       if (job.needsMirror) break;
     }
-    return { jobs, records, shape, sync, maxIndex, reset, snapshotFiles };
+    return { jobs, plans, records, shape, sync, maxIndex, reset, snapshotFiles };
   }
 
   private async drain(): Promise<void> {
@@ -324,7 +328,7 @@ export class DurableRaftStorage implements Storage {
           for (const f of g.snapshotFiles) await writeFileDurably(this.dir, snapshotFileName(f.stored.index), f.data);
           if (g.reset) this.wal.forgetEntries();
           await this.wal.append(Buffer.concat(g.records), g.sync, g.maxIndex);
-          for (const job of g.jobs) job.applyToMirror();
+          g.jobs.forEach((job, k) => job.applyToMirror(g.plans[k] as Plan));
         } catch (e) {
           // Disk and mirror may now disagree (the log may hold part of it): refuse every later write.
           this.stopped = e instanceof RaftError || e instanceof StorageError ? e : ioError(this.dir, 'writing the log', e);

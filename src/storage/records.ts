@@ -18,7 +18,7 @@ export const FORMAT_MAGIC = 'setpoint-raft';
 /** Version 1 kept the log in LevelDB; version 2 is this write-ahead log. */
 export const FORMAT_VERSION = 2;
 
-export const FRAME_HEADER = 8;
+const FRAME_HEADER = 8;
 
 /** Record types. The numbers are on disk: never reuse one. */
 export const RecordType = {

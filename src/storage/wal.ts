@@ -16,7 +16,7 @@ const ALLOCATION_STEP = 4 * 1024 * 1024;
 /** Records that need not be durable are held in memory up to this many bytes. */
 const HOLD_LIMIT = 256 * 1024;
 
-export function pwrite(fd: number, buf: Buffer, position: number): Promise<void> {
+function pwrite(fd: number, buf: Buffer, position: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const from = (done: number): void =>
       fs.write(fd, buf, done, buf.length - done, position + done, (e, n) => {
