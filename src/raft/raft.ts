@@ -298,6 +298,24 @@ export class Raft {
     }
   };
 
+  /**
+   * The transport saw this follower's connection to `id`, its leader, drop (the leader's process died:
+   * its kernel reset the connection). Ends the leader's lease here at once, so this member grants other
+   * members' pre-votes instead of waiting out an election timeout, and returns true: the caller should
+   * campaign soon. Safe whatever really happened, because elections start with a pre-vote, which members
+   * still hearing from a live leader refuse. Returns false (and changes nothing) unless `id` is our leader.
+   */
+  leaderConnectionLost(id: NodeId): boolean {
+    if (this.state !== 'follower' || this.lead === NONE || this.lead !== id) return false;
+    this.electionElapsed = Math.max(this.electionElapsed, this.electionTimeout);
+    return true;
+  }
+
+  /** True while a follower has heard nothing from its leader for an election timeout (its lease ended). */
+  leaseEnded(): boolean {
+    return this.state === 'follower' && this.electionElapsed >= this.electionTimeout;
+  }
+
   pastElectionTimeout(): boolean {
     return this.electionElapsed >= this.randomizedElectionTimeout;
   }

@@ -114,6 +114,11 @@ export class RawNode {
     this.raft.step(msg({ type: 'unreachable', from: id }));
   }
 
+  /** The connection to `id` dropped; true when it was our leader and we should campaign soon (Raft.leaderConnectionLost). */
+  leaderConnectionLost(id: NodeId): boolean {
+    return this.raft.leaderConnectionLost(id);
+  }
+
   reportSnapshot(id: NodeId, ok: boolean): void {
     this.raft.step(msg({ type: 'snapStatus', from: id, reject: !ok }));
   }

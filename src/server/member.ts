@@ -151,7 +151,9 @@ export class Member implements StoreApi {
         this.kick();
       },
       applied: () => this.node.raft.raftLog.applied,
-      retryMs: this.cfg.electionMs,
+      // etcd resends an unanswered ReadIndex every 500 ms whatever the election timeout: a request or
+      // answer lost on a reconnecting peer stream must not hold reads for a long election timeout.
+      retryMs: Math.min(500, this.cfg.electionMs),
       timeoutMs: this.requestTimeoutMs,
     });
 
@@ -324,6 +326,8 @@ export class Member implements StoreApi {
       this.cfg.metrics?.hasLeader.set(ss.lead === 0 ? 0 : 1);
       if (ss.lead !== 0) this.cfg.metrics?.leaderChanges.inc();
       this.reads.onLeaderChange();
+      // Proposals held while there was no leader go now rather than at their next retry.
+      if (ss.lead !== 0 && this.batch.length > 0) setImmediate(() => this.flushProposals());
     }
     const isLeader = ss.raftState === 'leader';
     if (isLeader && !wasLeader) {
@@ -955,6 +959,7 @@ export class Member implements StoreApi {
         this.node.reportUnreachable(id);
         this.kick();
       },
+      connectionLost: (id) => this.onConnectionLost(id),
       reportSnapshot: (id, ok) => {
         this.node.reportSnapshot(id, ok);
         this.kick();
@@ -963,6 +968,25 @@ export class Member implements StoreApi {
       // Its own removal may never reach a removed follower: the peers' refusal is how it learns.
       removedFromCluster: () => this.leaveCluster('a peer refused this member as removed from the cluster'),
     };
+  }
+
+  /**
+   * Our stream to `id` broke. When `id` is our leader, its process has most likely died (its kernel reset
+   * the connection), so instead of waiting out an election timeout this follower ends the leader's lease
+   * and campaigns after a random pause of up to two heartbeats (so the surviving members rarely campaign at
+   * once). The campaign starts with a pre-vote, which members still hearing from a live leader refuse, so a
+   * connection that broke under a healthy leader disturbs nothing. A leader lost to a dead host or a
+   * partition, where no reset arrives, is still found by the election timeout.
+   */
+  private onConnectionLost(id: NodeId): void {
+    if (this.stopped || !this.node.leaderConnectionLost(id)) return;
+    const pause = Math.random() * 2 * this.cfg.heartbeatMs;
+    this.log.warn({ leader: id.toString(16), pauseMs: Math.round(pause) }, 'connection to the leader lost; campaigning unless it comes back');
+    setTimeout(() => {
+      if (this.stopped || !this.node.raft.leaseEnded()) return;
+      this.node.campaign();
+      this.kick();
+    }, pause).unref();
   }
 
   /** For tests and the CLI: the member's view right now. */

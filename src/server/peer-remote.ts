@@ -63,6 +63,7 @@ export class PeerRemote {
       urls: () => this.urls,
       dial: (url) => newPeerClient(url, deps.tls, deps.timings),
       onUnreachable: () => deps.hooks.reportUnreachable(deps.peer),
+      onLost: () => deps.hooks.connectionLost?.(deps.peer),
       onAccepted: () => this.touch(),
       onRemoved: () => deps.hooks.removedFromCluster?.(),
     });

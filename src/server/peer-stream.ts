@@ -40,6 +40,8 @@ export interface PeerStreamDeps {
   dial(url: PeerUrl): Client;
   /** The stream failed or was never accepted: the core should stop assuming delivery. */
   onUnreachable(): void;
+  /** An accepted stream broke without a refusal: the peer's process is probably gone. */
+  onLost?(): void;
   /** The peer accepted our stream: proof of a round trip. */
   onAccepted(): void;
   /** The peer refused our stream because we were removed from the cluster. */
@@ -190,6 +192,7 @@ export class PeerStream {
 
   private fail(gen: number, url: PeerUrl, reason: string, err: ServiceError | undefined): void {
     if (gen !== this.generation || this.state === 'stopped') return;
+    const wasAccepted = this.state === 'active';
     this.teardown();
     this.stats.failures++;
     this.failedAttempts++;
@@ -207,6 +210,7 @@ export class PeerStream {
       this.deps.log.debug({ peer: this.deps.peer, url: url.url, reason, attempt: this.failedAttempts }, 'peer stream attempt failed');
     }
     this.deps.onUnreachable();
+    if (wasAccepted && !refusal) this.deps.onLost?.();
     if (refusal === 'PEER_MEMBER_REMOVED') this.deps.onRemoved?.();
     // A refusal will not change by retrying soon (another cluster, a removed member): wait the longest.
     this.scheduleRedial(refusal !== undefined);

@@ -235,6 +235,9 @@ class GrpcPeerTransport implements PeerTransportHandle {
       reportUnreachable: (id) => {
         if (!this.closed && this.remotes.has(id)) hooks.reportUnreachable(id);
       },
+      connectionLost: (id) => {
+        if (!this.closed && this.remotes.has(id)) hooks.connectionLost?.(id);
+      },
       reportSnapshot: (id, ok) => {
         if (!this.closed && this.remotes.has(id)) hooks.reportSnapshot(id, ok);
       },

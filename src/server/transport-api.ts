@@ -28,6 +28,11 @@ export interface InboundHandlers {
 export interface OutboundHooks {
   /** The transport could not deliver to `id` (connection down): the core falls back to probing. */
   reportUnreachable(id: NodeId): void;
+  /**
+   * The open stream to `id` broke without a refusal (the connection was reset or closed under it): on
+   * loopback or a live host that means the peer's process is gone. Optional: a stand-in may not report it.
+   */
+  connectionLost?(id: NodeId): void;
   /** A snapshot send to `id` finished (ok) or failed. */
   reportSnapshot(id: NodeId, ok: boolean): void;
   /** The key-value state to stream with a snapshot message, read at send time. */

@@ -27,6 +27,28 @@ describe('failover and catch-up', () => {
     await expectNothingLost(cluster, writers);
   }, 90_000);
 
+  it('when the leader process dies, the survivors elect a new leader at once, not after an election timeout', async () => {
+    const cluster = await StoreCluster.start();
+    const old = await cluster.waitForLeader();
+    // The survivors now wait a whole minute before suspecting a silent leader; only noticing the dropped
+    // connection lets them elect a new one within the 20 s allowed below.
+    for (const name of cluster.names().filter((n) => n !== old)) {
+      await cluster.kill(name, 'SIGTERM');
+      await cluster.restart(name, { flags: ['--election-timeout', '60000'] });
+    }
+    expect(await cluster.waitForLeader()).toBe(old);
+    const writers = cluster.startWriters('failover/fast/');
+    await writers.waitForAcks(20);
+    await cluster.kill(old, 'SIGKILL');
+    const next = await cluster.waitForNewLeader(old, 20_000);
+    expect(next).not.toBe(old);
+    await writers.waitForAcks(20);
+    expect(cluster.logSince(next, 0)).toContain('connection to the leader lost');
+    await cluster.restart(old);
+    await cluster.waitCaughtUp(old);
+    await expectNothingLost(cluster, writers);
+  }, 90_000);
+
   it('a member that missed more than the kept entries catches up from a snapshot', async () => {
     const keep = 50;
     const cluster = await StoreCluster.start({ snapshotCount: 20, flags: ['--experimental-snapshot-catchup-entries', String(keep)] });

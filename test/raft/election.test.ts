@@ -366,3 +366,54 @@ describe('check-quorum', () => {
     expect(c.raw(1).status().hardState.term).toBe(3);
   });
 });
+
+describe('a follower told its connection to the leader was lost', () => {
+  const opts = { preVote: true, checkQuorum: true };
+
+  it('when the leader is gone, the survivors elect a new one without waiting out an election timeout', () => {
+    const c = Cluster.bootstrap([1, 2, 3], opts);
+    c.elect(1);
+    c.isolate(1);
+    // Both survivors see the drop; one campaigns first and the other, its lease ended, grants the pre-vote.
+    expect(c.raw(2).leaderConnectionLost(1)).toBe(true);
+    expect(c.raw(3).leaderConnectionLost(1)).toBe(true);
+    c.raw(2).campaign();
+    c.stabilize();
+    expect(c.leaders().filter((id) => id !== 1)).toEqual([2]);
+    expect(c.raw(3).status().softState.lead).toBe(2);
+  });
+
+  it('without the report, the other follower refuses the early campaign (leader lease)', () => {
+    const c = Cluster.bootstrap([1, 2, 3], opts);
+    c.elect(1);
+    c.isolate(1);
+    c.raw(2).campaign();
+    c.stabilize();
+    expect(c.raw(2).status().softState.raftState).not.toBe('leader');
+    expect(c.raw(3).status().hardState.term).toBe(2);
+  });
+
+  it('a drop under a live leader disturbs nothing: the pre-vote is refused and no term rises', () => {
+    const c = Cluster.bootstrap([1, 2, 3], opts);
+    c.elect(1);
+    expect(c.raw(2).leaderConnectionLost(1)).toBe(true);
+    expect(c.raw(2).raft.leaseEnded()).toBe(true);
+    c.raw(2).campaign();
+    c.stabilize();
+    expect(c.leaders()).toEqual([1]);
+    for (const id of c.ids()) expect(c.raw(id).status().hardState.term).toBe(2);
+    // The next heartbeat from the leader makes it a follower again, with its lease.
+    c.tick(1, 5);
+    c.stabilize();
+    expect(c.raw(2).raft.leaseEnded()).toBe(false);
+    expect(c.raw(2).status().softState.lead).toBe(1);
+  });
+
+  it('is ignored unless the lost peer is our leader and we are a follower', () => {
+    const c = Cluster.bootstrap([1, 2, 3], opts);
+    c.elect(1);
+    expect(c.raw(2).leaderConnectionLost(3)).toBe(false);
+    expect(c.raw(1).leaderConnectionLost(2)).toBe(false);
+    expect(c.raw(2).raft.leaseEnded()).toBe(false);
+  });
+});

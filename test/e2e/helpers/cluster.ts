@@ -45,7 +45,7 @@ interface MemberProc {
   readonly clientPort: number;
   readonly peerPort: number;
   readonly logPath: string;
-  readonly args: readonly string[];
+  args: readonly string[];
   /** Decimal, as the etcd3 client spells ids; learned from the member's Status or from `member add`. */
   id: string | undefined;
   proc: ChildProcess | undefined;
@@ -196,10 +196,12 @@ export class StoreCluster {
   /**
    * Starts a stopped member again on its data dir, with the same flags (or an added one for the first
    * time, see addMember), and waits until it serves (unless told not to: one expected to exit at once).
+   * `flags` are added for this and later runs (a repeated flag's last value counts).
    */
-  async restart(name: string, opts: { waitServing?: boolean } = {}): Promise<void> {
+  async restart(name: string, opts: { waitServing?: boolean; flags?: readonly string[] } = {}): Promise<void> {
     const m = this.get(name);
     if (m.proc) throw new Error(`${name} is still running`);
+    if (opts.flags) m.args = [...m.args, ...opts.flags];
     this.spawn(m);
     if (opts.waitServing !== false) await this.waitServing(name);
   }
