@@ -150,6 +150,7 @@ export class Member implements StoreApi {
         this.node.readIndex(ctx);
         this.kick();
       },
+      ctxPrefix: this.memberId.toString(16),
       applied: () => this.node.raft.raftLog.applied,
       // etcd resends an unanswered ReadIndex every 500 ms whatever the election timeout: a request or
       // answer lost on a reconnecting peer stream must not hold reads for a long election timeout.

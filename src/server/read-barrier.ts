@@ -13,9 +13,14 @@ interface Waiting {
 export interface ReadBarrierDeps {
   /** Issues a ReadIndex request with this context. */
   readIndex(ctx: Uint8Array): void;
+  /**
+   * Starts every context, so that no two members' contexts are equal: the leader keeps one pending request
+   * per context and ignores a second one with the same context (it would never be answered).
+   */
+  readonly ctxPrefix: string;
   /** The applied index right now. */
   applied(): number;
-  /** A round with no answer after this long is retried with a fresh context (lost messages, new leader). */
+  /** A round with no answer after this long asks again, with the same context (a lost message, a new leader). */
   readonly retryMs: number;
   /** A read waiting longer than this fails with "request timed out". */
   readonly timeoutMs: number;
@@ -23,10 +28,10 @@ export interface ReadBarrierDeps {
 
 interface Round {
   readonly ctx: string;
-  readonly waiting: Waiting[];
+  waiting: Waiting[];
   /** Known once the ReadState arrives: the read is safe when applied reaches it. */
   index: number | undefined;
-  readonly retry: NodeJS.Timeout;
+  retry: NodeJS.Timeout;
 }
 
 export class ReadBarrier {
@@ -50,7 +55,7 @@ export class ReadBarrier {
     const waiting = this.expire(this.queued);
     this.queued = [];
     if (waiting.length === 0) return;
-    const ctx = `r${++this.seq}`;
+    const ctx = `${this.deps.ctxPrefix}:${++this.seq}`;
     const retry = setTimeout(() => this.retryRound(), this.deps.retryMs);
     this.round = { ctx, waiting, index: undefined, retry };
     this.deps.readIndex(Buffer.from(ctx));
@@ -67,13 +72,24 @@ export class ReadBarrier {
     return live;
   }
 
+  /**
+   * The round has no answer yet: ask again with the same context, so that an answer to any of its requests
+   * serves it. (Each was sent after every read of the round began, so any answer is safe to use.) A fresh
+   * context each time would make earlier answers useless, and a leader slower to answer than retryMs would
+   * never serve a read again.
+   */
   private retryRound(): void {
     const r = this.round;
     if (!r || r.index !== undefined) return;
-    this.round = undefined;
-    // Put the round's reads in front of the newer ones and start over with a fresh context.
-    this.queued = r.waiting.concat(this.queued);
-    this.startRound();
+    clearTimeout(r.retry);
+    r.waiting = this.expire(r.waiting);
+    if (r.waiting.length === 0) {
+      this.round = undefined;
+      this.startRound();
+      return;
+    }
+    r.retry = setTimeout(() => this.retryRound(), this.deps.retryMs);
+    this.deps.readIndex(Buffer.from(r.ctx));
   }
 
   onReadState(rs: ReadState): void {
@@ -93,11 +109,8 @@ export class ReadBarrier {
     this.startRound();
   }
 
-  /** A new leader cannot answer the old leader's round: retry at once rather than waiting out the timer. */
+  /** A request sent to the old leader will not be answered: ask the new one at once rather than waiting out the timer. */
   onLeaderChange(): void {
-    const r = this.round;
-    if (!r || r.index !== undefined) return;
-    clearTimeout(r.retry);
     this.retryRound();
   }
 
