@@ -46,11 +46,15 @@ interface Job {
   reject(e: unknown): void;
 }
 
+/** A job taken into a write, with what it planned. */
+interface Planned {
+  readonly job: Job;
+  readonly plan: Plan;
+}
+
 /** Jobs planned into one write. */
 interface Group {
-  readonly jobs: Job[];
-  /** What each job planned, in the same order. */
-  readonly plans: Plan[];
+  readonly planned: Planned[];
   readonly records: Buffer[];
   readonly shape: LogShape;
   readonly sync: boolean;
@@ -282,15 +286,14 @@ export class DurableRaftStorage implements Storage {
   /** Takes every queued job that can share one write: the first, then any that plan from the shape alone. */
   private takeGroup(): Group {
     let shape = this.shape();
-    const jobs: Job[] = [];
-    const plans: Plan[] = [];
+    const planned: Planned[] = [];
     const records: Buffer[] = [];
     const snapshotFiles: SnapshotFile[] = [];
     let sync = false;
     let reset = false;
     let maxIndex = 0;
     for (let job = this.queue[0]; job !== undefined; job = this.queue[0]) {
-      if (job.needsMirror && jobs.length > 0) break;
+      if (job.needsMirror && planned.length > 0) break;
       this.queue.shift();
       let plan: Plan;
       try {
@@ -308,11 +311,10 @@ export class DurableRaftStorage implements Storage {
       maxIndex = Math.max(maxIndex, plan.maxIndex);
       shape = plan.shape;
       sync ||= plan.sync;
-      jobs.push(job);
-      plans.push(plan);
+      planned.push({ job, plan });
       if (job.needsMirror) break;
     }
-    return { jobs, plans, records, shape, sync, maxIndex, reset, snapshotFiles };
+    return { planned, records, shape, sync, maxIndex, reset, snapshotFiles };
   }
 
   private async drain(): Promise<void> {
@@ -322,23 +324,23 @@ export class DurableRaftStorage implements Storage {
     try {
       while (this.queue.length > 0) {
         const g = this.takeGroup();
-        if (g.jobs.length === 0) continue;
+        if (g.planned.length === 0) continue;
         const before = { offset: this.mirror.firstIndex() - 1, snap: this.snap?.index };
         try {
           for (const f of g.snapshotFiles) await writeFileDurably(this.dir, snapshotFileName(f.stored.index), f.data);
           if (g.reset) this.wal.forgetEntries();
           await this.wal.append(Buffer.concat(g.records), g.sync, g.maxIndex);
-          g.jobs.forEach((job, k) => job.applyToMirror(g.plans[k] as Plan));
+          for (const { job, plan } of g.planned) job.applyToMirror(plan);
         } catch (e) {
           // Disk and mirror may now disagree (the log may hold part of it): refuse every later write.
           this.stopped = e instanceof RaftError || e instanceof StorageError ? e : ioError(this.dir, 'writing the log', e);
-          for (const job of [...g.jobs, ...this.queue.splice(0)]) job.reject(this.stopped);
+          for (const job of [...g.planned.map((p) => p.job), ...this.queue.splice(0)]) job.reject(this.stopped);
           return;
         }
         // Deleting what the write made surplus runs behind the writer: it must not hold up the next save.
         const tidied = this.tidy(before, g.shape.offset);
         this.tidying = this.tidying.then(() => tidied);
-        for (const job of g.jobs) job.resolve();
+        for (const { job } of g.planned) job.resolve();
       }
     } finally {
       this.draining = false;

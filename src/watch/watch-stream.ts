@@ -263,18 +263,15 @@ export class WatchStream {
   private deliver(q: Queued): boolean {
     if ('ctrl' in q) return this.send(q.ctrl) !== false;
     const { watch: sw, resp: r } = q;
+    if (r.events.length > 0) sw.progressDue = false;
     const fast = this.send.events;
-    if (fast && r.compactRevision === 0 && !sw.handle?.fragment) {
-      if (r.events.length > 0) sw.progressDue = false;
-      return fast(r.watchId, r.revision, r.events) !== false;
-    }
+    if (fast && r.compactRevision === 0 && !sw.handle?.fragment) return fast(r.watchId, r.revision, r.events) !== false;
     let ok = true;
     for (const w of this.toWire(sw, r)) if (this.send(w) === false) ok = false;
     return ok;
   }
 
   private toWire(sw: StreamWatch, r: WatcherResponse): WatchResponse[] {
-    if (r.events.length > 0) sw.progressDue = false;
     const wire = response({
       header: { revision: r.revision },
       watchId: r.watchId,
