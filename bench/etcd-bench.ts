@@ -29,8 +29,12 @@ const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const WATCH_STREAMS = 20;
 const WATCH_WRITES_PER_S = 200;
 const WATCH_MS = QUICK ? 3000 : 10_000;
-/** Writes at the same rate before the measured ones, their events not timed: both sides start warm (JIT, buffers, windows). */
-const WATCH_WARMUP_MS = 2000;
+/**
+ * Writes at the same rate before the measured ones, their events not timed: both sides start warm (JIT,
+ * buffers, windows). Two seconds was not enough for either: on one cluster, a second 10 s measurement
+ * right after the first gave p99s of a third to a half of the first's, on etcd as on Setpoint.
+ */
+const WATCH_WARMUP_MS = QUICK ? 2000 : 10_000;
 const FAILOVER_TRIALS = QUICK ? 1 : 7;
 /**
  * check perf --load=l and the watch phase run this many rounds, etcd and Setpoint taking turns, each round
