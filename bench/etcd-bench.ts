@@ -43,6 +43,8 @@ const FAILOVER_TRIALS = QUICK ? 1 : 7;
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const FAILOVER_WRITE_EVERY_MS = 10;
+/** `BENCH_KEEP=1`: keep each cluster's directory, member logs included, and say where (development). */
+const KEEP = process.env.BENCH_KEEP === '1';
 
 // ---- a minimal protobuf writer and reader, for pre-encoded requests and cheap response checks ----
 
@@ -366,6 +368,7 @@ async function failoverGap(cluster: ProcessCluster): Promise<number> {
   try {
     await waitUntil(() => acks >= 20, 'writes flowing before the kill');
     killedAt = performance.now();
+    if (KEEP) process.stderr.write(`failover: SIGKILL of ${leader} at ${new Date().toISOString()}\n`);
     await cluster.kill(leader, 'SIGKILL');
     await waitUntil(() => firstAck < Number.POSITIVE_INFINITY, 'a write acknowledged after the kill', 60_000);
   } finally {
@@ -410,7 +413,8 @@ async function withCluster<T>(flavor: Flavor, f: (c: ProcessCluster) => Promise<
   try {
     return await f(cluster);
   } finally {
-    await cluster.stop();
+    await cluster.stop(KEEP);
+    if (KEEP) log(flavor, `kept the cluster's data and member logs in ${cluster.dir}`);
   }
 }
 
