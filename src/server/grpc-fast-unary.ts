@@ -21,6 +21,7 @@ import { toStatus } from './grpc-edge.js';
 import { frameMessages } from './grpc-coalesce.js';
 
 /** A unary method the fast path can serve: its codecs and the edge's handler core (grpc-edge.ts unary()). */
+
 export interface FastUnaryMethod {
   readonly path: string;
   readonly deserialize: (buf: Buffer) => unknown;
@@ -32,11 +33,11 @@ export interface FastUnaryMethod {
 }
 
 /** grpc-js's response headers: these two alone in a trailers-only response, with the encodings otherwise. */
-const STATUS_AND_TYPE = {
+export const STATUS_AND_TYPE = {
   [h2.HTTP2_HEADER_STATUS]: h2.HTTP_STATUS_OK,
   [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
 };
-const RESPONSE_HEADERS = { ...STATUS_AND_TYPE, 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' };
+export const RESPONSE_HEADERS = { ...STATUS_AND_TYPE, 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' };
 const OK_TRAILERS = { 'grpc-status': String(Status.OK), 'grpc-message': 'OK' };
 const RESPOND_OPTIONS = { waitForTrailers: true };
 const TRAILERS_ONLY = { endStream: true };
@@ -59,7 +60,7 @@ function timeoutOf(headers: IncomingHttpHeaders): number | null | undefined {
 }
 
 /** Whether the fast path serves this call exactly as grpc-js would; otherwise grpc-js takes it. */
-function servable(headers: IncomingHttpHeaders): boolean {
+export function servable(headers: IncomingHttpHeaders): boolean {
   const ct = headers[h2.HTTP2_HEADER_CONTENT_TYPE];
   if (typeof ct !== 'string' || !ct.startsWith('application/grpc')) return false;
   const enc = first(headers['grpc-encoding']);
@@ -186,7 +187,7 @@ class FastCall {
   }
 }
 
-/** The grpc-js internals install() relies on (1.10 to 1.14). */
+/** The grpc-js internals interceptStreams() relies on (1.10 to 1.14). */
 interface GrpcServerInternals {
   readonly http2Servers?: Map<Http2Server, unknown>;
   onStreamOpened?(stream: ServerHttp2Stream): void;
@@ -195,29 +196,44 @@ interface GrpcServerInternals {
 type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => void;
 
 /**
- * Puts the fast path in front of grpc-js on the HTTP/2 server grpc-js made last (by createConnectionInjector).
+ * Puts `take` in front of grpc-js's 'stream' listener on the HTTP/2 servers of a bound grpc-js Server —
+ * the last one it made, or all of them. A stream for which `take` returns no handler goes on to grpc-js;
+ * one it takes is counted as open for grpc-js's idle-connection timer, then handed to the handler.
  * Returns false, leaving everything to grpc-js, if grpc-js no longer looks the way this expects.
  */
-export function installFastUnary(server: Server, methods: readonly FastUnaryMethod[], maxReceive: number, log: Logger): boolean {
+export function interceptStreams(
+  server: Server,
+  which: 'last' | 'all',
+  take: (headers: IncomingHttpHeaders) => ((stream: ServerHttp2Stream) => void) | undefined,
+): boolean {
   const internals = server as unknown as GrpcServerInternals;
   const servers = internals.http2Servers;
   if (!(servers instanceof Map) || servers.size === 0 || typeof internals.onStreamOpened !== 'function') return false;
-  const h2server = [...servers.keys()].at(-1) as Http2Server;
-  const listeners = h2server.listeners('stream') as StreamListener[];
-  if (listeners.length !== 1) return false;
-  const grpcJs = listeners[0] as StreamListener;
-  const table = new Map(methods.map((m) => [m.path, m]));
+  const targets = which === 'last' ? [[...servers.keys()].at(-1) as Http2Server] : [...servers.keys()];
+  if (targets.some((h) => h.listeners('stream').length !== 1)) return false;
   const opened = internals.onStreamOpened.bind(server);
-  h2server.removeListener('stream', grpcJs);
-  h2server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
-    const method = table.get(headers[h2.HTTP2_HEADER_PATH] as string);
-    if (!method || !servable(headers)) {
-      grpcJs(stream, headers, ...rest);
-      return;
-    }
-    // grpc-js's idle-connection timer counts open streams; it must see these too.
-    opened(stream);
-    new FastCall(method, stream, headers, maxReceive, log);
-  });
+  for (const h2server of targets) {
+    const grpcJs = h2server.listeners('stream')[0] as StreamListener;
+    h2server.removeListener('stream', grpcJs);
+    h2server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
+      const handle = take(headers);
+      if (!handle) {
+        grpcJs(stream, headers, ...rest);
+        return;
+      }
+      opened(stream);
+      handle(stream);
+    });
+  }
   return true;
+}
+
+/** Puts the fast path in front of grpc-js on the HTTP/2 server grpc-js made last (by createConnectionInjector). */
+export function installFastUnary(server: Server, methods: readonly FastUnaryMethod[], maxReceive: number, log: Logger): boolean {
+  const table = new Map(methods.map((m) => [m.path, m]));
+  return interceptStreams(server, 'last', (headers) => {
+    const method = table.get(headers[h2.HTTP2_HEADER_PATH] as string);
+    if (!method || !servable(headers)) return undefined;
+    return (stream) => new FastCall(method, stream, headers, maxReceive, log);
+  });
 }

@@ -87,6 +87,11 @@ export class PeerRemote {
     this.stream.redial();
   }
 
+  /** The peer opened its message stream to us (see PeerStream.peerIsUp). */
+  peerIsUp(): void {
+    this.stream.peerIsUp();
+  }
+
   isActive(): boolean {
     return this.stream.active && performance.now() - this.lastRoundTrip <= this.deps.timings.activeWindowMs;
   }

@@ -13,6 +13,9 @@ import type { Logger } from 'pino';
 import { EtcdError } from '../kv/errors.js';
 import type { Message, NodeId } from '../raft/types.js';
 import type { InboundHandlers } from './transport-api.js';
+import { interceptStreams } from './grpc-fast-unary.js';
+import { grpcSendCall, H2SendCall, servableSend } from './peer-send-call.js';
+import type { SendCall } from './peer-send-call.js';
 import { memberToWire, messageFromWire, plainBytes } from './peer-codec.js';
 import { serverOptions } from './peer-channel.js';
 import type { PeerTimings } from './peer-channel.js';
@@ -20,7 +23,7 @@ import { parsePeerUrl, serverCredentials } from './peer-credentials.js';
 import type { PeerTls } from './peer-credentials.js';
 import { PeerError, refusalStatus } from './peer-errors.js';
 import type { PeerRefusalCode } from './peer-errors.js';
-import { MD_CLUSTER_ID, MD_ETCD_ERROR, MD_FROM, MD_TO, peerService } from './peer-proto.js';
+import { MAX_GRPC_MESSAGE_BYTES, MD_CLUSTER_ID, MD_ETCD_ERROR, MD_FROM, MD_TO, peerService } from './peer-proto.js';
 import type {
   Empty,
   WireLeaseKeepAliveRequest,
@@ -46,6 +49,10 @@ export interface PeerServerOptions {
   isRemoved(id: NodeId): boolean;
   /** Logs once per key: a peer knocking every two seconds, or a buggy one, fills no log. */
   warnOnce(key: string, obj: Record<string, unknown>, msg: string): void;
+  /** A peer's message stream was admitted: the peer is up. */
+  onInboundStream?(from: NodeId): void;
+  /** Serve peers' message streams straight off HTTP/2 (default) or through grpc-js (tests compare the two). */
+  readonly fastSend?: boolean;
 }
 
 export interface InboundStats {
@@ -94,6 +101,9 @@ export class PeerServer {
       out.push(`${url.secure ? 'https' : 'http'}://${host}:${port}`);
     }
     this.boundAddresses = out;
+    if (this.opts.fastSend !== false && !interceptStreams(this.server, 'all', (headers) => (servableSend(headers) ? (stream) => this.openSend(new H2SendCall(stream, headers, MAX_GRPC_MESSAGE_BYTES)) : undefined))) {
+      this.opts.log.warn('grpc-js internals changed: peer message streams go through grpc-js (slower)');
+    }
     return out;
   }
 
@@ -135,11 +145,7 @@ export class PeerServer {
     return s;
   }
 
-  private admit(md: Metadata): Admission {
-    const one = (key: string): string | undefined => {
-      const v = md.get(key)[0];
-      return typeof v === 'string' ? v : undefined;
-    };
+  private admit(one: (key: string) => string | undefined): Admission {
     const fromRaw = one(MD_FROM);
     const to = one(MD_TO);
     const cluster = one(MD_CLUSTER_ID);
@@ -158,17 +164,25 @@ export class PeerServer {
   }
 
   /** Admits a call or answers it with the refusal (logged once per peer and reason). */
-  private admitOrRefuse(md: Metadata, refuse: (status: Partial<ServiceError>) => void, peerAddr: string): NodeId | undefined {
-    const a = this.admit(md);
+  private admitOrRefuse(header: Metadata | ((key: string) => string | undefined), refuse: (status: Partial<ServiceError>) => void, peerAddr: string): NodeId | undefined {
+    const one = typeof header === 'function' ? header : (key: string): string | undefined => {
+      const v = header.get(key)[0];
+      return typeof v === 'string' ? v : undefined;
+    };
+    const a = this.admit(one);
     if ('from' in a) return a.from;
-    this.opts.warnOnce(`refusal:${md.get(MD_FROM)[0] as string | undefined}:${a.refusal}`, { refusal: a.refusal, detail: a.detail, remote: peerAddr }, 'refused a peer call');
+    this.opts.warnOnce(`refusal:${String(one(MD_FROM))}:${a.refusal}`, { refusal: a.refusal, detail: a.detail, remote: peerAddr }, 'refused a peer call');
     refuse(refusalStatus(a.refusal, a.detail) as Partial<ServiceError>);
     return undefined;
   }
 
   private onSend(call: ServerReadableStream<WireMessageBatch, WireSendSummary>, callback: sendUnaryData<WireSendSummary>): void {
-    call.on('error', () => {});
-    const from = this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer());
+    this.openSend(grpcSendCall(call, callback));
+  }
+
+  /** A peer's message stream, served by grpc-js or straight off HTTP/2 (peer-send-call.ts). */
+  private openSend(call: SendCall): void {
+    const from = this.admitOrRefuse((k) => call.header(k), (s) => call.end(s), call.peer);
     if (from === undefined) return;
     let batches = 0;
     let messages = 0;
@@ -177,51 +191,58 @@ export class PeerServer {
       if (this.streams.get(from) === end) this.streams.delete(from);
       if (ended) return;
       ended = true;
-      if (s) callback(s);
-      else callback(null, { batches, messages });
+      call.end(s ?? { batches, messages });
     };
     // A sender dials again only after its old stream failed, so an older stream still open is dead.
     this.streams.get(from)?.({ code: status.ABORTED, details: 'superseded by a newer stream from the same member' });
     this.streams.set(from, end);
     // Response headers now tell the sender it is connected, long before the stream's one answer.
-    call.sendMetadata(new Metadata());
+    call.accept();
+    this.opts.onInboundStream?.(from);
     const stats = this.statsFor(from);
-    call.on('data', (batch: WireMessageBatch) => {
-      if (ended) return;
-      batches++;
-      stats.batches++;
-      for (const w of batch.messages) {
-        messages++;
-        stats.messages++;
-        let m: Message;
-        try {
-          m = messageFromWire(w);
-        } catch (err) {
-          stats.failures++;
-          this.opts.warnOnce(`undecodable:${from}`, { from, err: (err as Error).message }, 'dropped an undecodable peer message');
-          continue;
-        }
-        if (m.type === 'snap') {
-          // Snapshots travel through the Snapshot RPC with their data; a bare one here is a sender bug.
-          stats.failures++;
-          this.opts.warnOnce(`snap-on-stream:${from}`, { from }, "dropped a 'snap' message sent on the message stream");
-          continue;
-        }
-        for (const e of m.entries) stats.bytes += e.data.length;
-        try {
-          this.opts.handlers.onMessage(m);
-        } catch (err) {
-          // One message the member cannot take (say, from a peer it no longer knows) must not end the stream.
-          stats.failures++;
-          this.opts.log.debug({ from, type: m.type, err: (err as Error).message }, 'member refused a peer message');
-        }
+    call.listen({
+      batch: (batch) => {
+        if (ended) return;
+        batches++;
+        stats.batches++;
+        messages += batch.messages.length;
+        this.deliver(from, stats, batch);
+      },
+      ended: () => end(null),
+      cancelled: () => {
+        ended = true;
+        if (this.streams.get(from) === end) this.streams.delete(from);
+      },
+    });
+  }
+
+  /** Hands a batch's messages to the member, one by one; one it cannot take does not end the stream. */
+  private deliver(from: NodeId, stats: InboundStats, batch: WireMessageBatch): void {
+    for (const w of batch.messages) {
+      stats.messages++;
+      let m: Message;
+      try {
+        m = messageFromWire(w);
+      } catch (err) {
+        stats.failures++;
+        this.opts.warnOnce(`undecodable:${from}`, { from, err: (err as Error).message }, 'dropped an undecodable peer message');
+        continue;
       }
-    });
-    call.on('end', () => end(null));
-    call.on('cancelled', () => {
-      ended = true;
-      if (this.streams.get(from) === end) this.streams.delete(from);
-    });
+      if (m.type === 'snap') {
+        // Snapshots travel through the Snapshot RPC with their data; a bare one here is a sender bug.
+        stats.failures++;
+        this.opts.warnOnce(`snap-on-stream:${from}`, { from }, "dropped a 'snap' message sent on the message stream");
+        continue;
+      }
+      for (const e of m.entries) stats.bytes += e.data.length;
+      try {
+        this.opts.handlers.onMessage(m);
+      } catch (err) {
+        // One message the member cannot take (say, from a peer it no longer knows) must not end the stream.
+        stats.failures++;
+        this.opts.log.debug({ from, type: m.type, err: (err as Error).message }, 'member refused a peer message');
+      }
+    }
   }
 
   private onSnapshot(call: ServerReadableStream<WireSnapshotChunk, Empty>, callback: sendUnaryData<Empty>): void {

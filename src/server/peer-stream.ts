@@ -127,6 +127,18 @@ export class PeerStream {
     this.dial();
   }
 
+  /**
+   * The peer has just opened its own message stream to us, so it is up: if ours is waiting out a backoff,
+   * dial now. A peer that restarted comes back long before a backoff grown while it was down runs out (up
+   * to backoffMaxMs), and until then everything for it — a vote, an append — would be dropped.
+   */
+  peerIsUp(): void {
+    if (this.state !== 'backoff') return;
+    this.clearTimer();
+    this.deps.log.debug({ peer: this.deps.peer }, 'peer dialled us: ending our backoff');
+    this.dial();
+  }
+
   /** For good (peer removed, transport closed). */
   stop(): void {
     if (this.state === 'stopped') return;

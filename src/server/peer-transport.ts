@@ -38,6 +38,8 @@ export interface PeerTransportOptions {
    */
   readonly dialMap?: ReadonlyMap<string, string>;
   readonly limits?: Partial<PeerStreamLimits>;
+  /** false: peers' message streams go through grpc-js instead of the HTTP/2 fast path (tests compare the two). */
+  readonly fastSend?: boolean;
 }
 
 export interface PeerTransportStats {
@@ -100,6 +102,8 @@ class GrpcPeerTransport implements PeerTransportHandle {
       log,
       isRemoved: (id) => this.removed.has(id),
       warnOnce: (key, obj, msg) => this.warnOnce(key, obj, msg),
+      onInboundStream: (from) => this.remotes.get(from)?.peerIsUp(),
+      fastSend: opts.fastSend !== false,
     });
   }
 

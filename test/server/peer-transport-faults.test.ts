@@ -72,6 +72,25 @@ describe('peer transport: reconnection', () => {
   });
 });
 
+describe('peer transport: a peer that comes back', () => {
+  it('is dialled at once when it dials us, not after our backoff runs out', async () => {
+    // A backoff of 30–60 s: the stream can only come back within the wait below if the peer's own stream
+    // to us ends it.
+    const a = await h.node(1, { timings: { backoffMinMs: 60_000, backoffMaxMs: 60_000 } });
+    const gone = await h.node(2);
+    await gone.transport.close();
+    a.transport.addPeer(2, [gone.url]);
+    await waitFor(() => (a.transport.stats().outbound.get(2)?.failures ?? 0) >= 1, 'a failed attempt');
+
+    const b = await h.node(2, { listenUrls: [`http://127.0.0.1:${new URL(gone.url).port}`] });
+    b.transport.addPeer(1, [a.url]);
+    await waitFor(() => a.transport.activeSince(2) !== undefined, 'stream 1->2 up again', 20_000);
+    expect(a.transport.stats().outbound.get(2)?.failures).toBe(1);
+    a.transport.send([heartbeat(1, 2, 7)]);
+    await waitFor(() => b.member.received.some((m) => m.commit === 7), 'a message after the peer came back');
+  });
+});
+
 describe('peer transport: a stopped peer', () => {
   it('detects a SIGSTOPped peer (the kernel still acknowledges its TCP) and recovers after SIGCONT', async () => {
     const electionTimeoutMs = 500;

@@ -1,6 +1,6 @@
 // The peer transport between real transports on real loopback ports: delivery, batching, snapshots,
 // forwarded lease calls and promotions, refusals (cluster id, removed member), round-trip times.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EtcdError } from '../../src/kv/errors.js';
 import type { Message } from '../../src/raft/types.js';
 import { msg } from '../../src/raft/types.js';
@@ -10,161 +10,176 @@ import { app, FakeMember, Harness, heartbeat, waitFor } from './helpers/peer-har
 const h = new Harness();
 afterEach(() => h.closeAll());
 
-describe('peer transport: messages', () => {
-  it('delivers every message, in order, per peer', async () => {
-    const [a, b] = await h.pair();
-    const n = 5000;
-    for (let i = 0; i < n; i++) {
-      // Many Ready-sized sends spread over ticks, mixing types.
-      a.transport.send([i % 3 === 0 ? heartbeat(1, 2, i) : app(1, 2, i)]);
-      if (i % 500 === 0) await new Promise((r) => setImmediate(r));
-    }
-    await waitFor(() => b.member.received.length >= n, `${n} messages at member 2`);
-    expect(b.member.received.map((m) => (m.type === 'heartbeat' ? m.commit : m.index))).toEqual(Array.from({ length: n }, (_, i) => i));
-    expect(a.member.unreachable).toEqual([]);
+// Peers' message streams are served straight off HTTP/2 (peer-send-call.ts); the same tests run with
+// grpc-js serving them, so both paths deliver, count, refuse and end alike.
+describe.each([
+  { path: 'HTTP/2 fast path', fastSend: true },
+  { path: 'grpc-js', fastSend: false },
+])('peer transport, inbound streams through $path', ({ fastSend }) => {
+  beforeEach(() => {
+    h.defaults = { fastSend };
+  });
+  afterEach(() => {
+    h.defaults = {};
   });
 
-  it('carries every field of a message intact', async () => {
-    const [a, b] = await h.pair();
-    const m: Message = msg({
-      type: 'appResp',
-      from: 1,
-      to: 2,
-      term: 2 ** 40,
-      logTerm: 7,
-      index: 2 ** 52,
-      commit: 99,
-      reject: true,
-      rejectHint: 12,
-      context: new Uint8Array([1, 2, 3]),
-      entries: [
-        { term: 3, index: 4, type: 'confChange', data: new Uint8Array([5]) },
-        { term: 3, index: 5, type: 'normal', data: new Uint8Array(0) },
-      ],
+  describe('peer transport: messages', () => {
+    it('delivers every message, in order, per peer', async () => {
+      const [a, b] = await h.pair();
+      const n = 5000;
+      for (let i = 0; i < n; i++) {
+        // Many Ready-sized sends spread over ticks, mixing types.
+        a.transport.send([i % 3 === 0 ? heartbeat(1, 2, i) : app(1, 2, i)]);
+        if (i % 500 === 0) await new Promise((r) => setImmediate(r));
+      }
+      await waitFor(() => b.member.received.length >= n, `${n} messages at member 2`);
+      expect(b.member.received.map((m) => (m.type === 'heartbeat' ? m.commit : m.index))).toEqual(Array.from({ length: n }, (_, i) => i));
+      expect(a.member.unreachable).toEqual([]);
     });
-    const bare = msg({ type: 'vote', from: 1, to: 2, term: 3, index: 4, logTerm: 2 });
-    a.transport.send([m, bare]);
-    await waitFor(() => b.member.received.length === 2, 'two messages');
-    const [got, gotBare] = b.member.received;
-    // Plain Uint8Arrays, as the core makes them, so the decoded message equals the one sent.
-    expect(got).toStrictEqual(m);
-    expect(got?.entries[0]?.data.constructor).toBe(Uint8Array);
-    expect(gotBare).toStrictEqual(bare);
-    expect(gotBare && 'context' in gotBare).toBe(false);
+
+    it('carries every field of a message intact', async () => {
+      const [a, b] = await h.pair();
+      const m: Message = msg({
+        type: 'appResp',
+        from: 1,
+        to: 2,
+        term: 2 ** 40,
+        logTerm: 7,
+        index: 2 ** 52,
+        commit: 99,
+        reject: true,
+        rejectHint: 12,
+        context: new Uint8Array([1, 2, 3]),
+        entries: [
+          { term: 3, index: 4, type: 'confChange', data: new Uint8Array([5]) },
+          { term: 3, index: 5, type: 'normal', data: new Uint8Array(0) },
+        ],
+      });
+      const bare = msg({ type: 'vote', from: 1, to: 2, term: 3, index: 4, logTerm: 2 });
+      a.transport.send([m, bare]);
+      await waitFor(() => b.member.received.length === 2, 'two messages');
+      const [got, gotBare] = b.member.received;
+      // Plain Uint8Arrays, as the core makes them, so the decoded message equals the one sent.
+      expect(got).toStrictEqual(m);
+      expect(got?.entries[0]?.data.constructor).toBe(Uint8Array);
+      expect(gotBare).toStrictEqual(bare);
+      expect(gotBare && 'context' in gotBare).toBe(false);
+    });
+
+    it('batches many sends into few gRPC writes', async () => {
+      const [a, b] = await h.pair();
+      // Let the stream come up so the count is about batching, not about buffering while dialling.
+      await waitFor(() => a.transport.isActive(2), 'stream 1->2 up');
+      const n = 2000;
+      for (let i = 0; i < n; i++) a.transport.send([app(1, 2, i, 100)]);
+      await waitFor(() => b.member.received.length === n, `${n} messages`);
+      const out = a.transport.stats().outbound.get(2);
+      const inbound = b.transport.stats().inbound.get(1);
+      expect(out?.messages).toBe(n);
+      expect(inbound?.messages).toBe(n);
+      // 2000 sends within one tick go out as one batch (≈ 250 KB, under the 1 MiB batch size).
+      expect(out?.batches).toBeLessThanOrEqual(3);
+      expect(inbound?.batches).toBe(out?.batches);
+    });
+
+    it('splits a batch at the batch size and still delivers in order', async () => {
+      const [a, b] = await h.pair({ limits: { batchBytes: 64 * 1024 } });
+      await waitFor(() => a.transport.isActive(2), 'stream 1->2 up');
+      const n = 400;
+      a.transport.send(Array.from({ length: n }, (_, i) => app(1, 2, i, 4096)));
+      await waitFor(() => b.member.received.length === n, `${n} messages`);
+      expect(b.member.received.map((m) => m.index)).toEqual(Array.from({ length: n }, (_, i) => i));
+      const batches = a.transport.stats().outbound.get(2)?.batches ?? 0;
+      // 400 × ~4.2 KB over 64 KiB batches: about 27 writes, never one per message.
+      expect(batches).toBeGreaterThan(20);
+      expect(batches).toBeLessThan(40);
+    });
+
+    it('keeps a member handler that throws from ending the stream', async () => {
+      const [a, b] = await h.pair();
+      let calls = 0;
+      const record = b.member.onMessage.bind(b.member);
+      b.member.onMessage = (m) => {
+        if (calls++ === 0) throw new Error('raft: peer not found');
+        record(m);
+      };
+      a.transport.send([heartbeat(1, 2, 0), heartbeat(1, 2, 1)]);
+      a.transport.send([heartbeat(1, 2, 2)]);
+      await waitFor(() => b.member.received.length === 2, 'messages after the throw');
+      expect(b.member.received.map((m) => m.commit)).toEqual([1, 2]);
+      expect(b.transport.stats().inbound.get(1)?.failures).toBe(1);
+    });
+
+    it('measures round-trip times and reports active peers', async () => {
+      const [a, b] = await h.pair({ timings: { probeIntervalMs: 20 } });
+      await waitFor(() => a.transport.roundTripTimes().has(2) && a.transport.isActive(2), 'an RTT sample to 2');
+      const rtt = a.transport.roundTripTimes().get(2) ?? -1;
+      expect(rtt).toBeGreaterThan(0);
+      expect(rtt).toBeLessThan(1);
+      expect(a.transport.isActive(3)).toBe(false);
+      await b.transport.close();
+      await waitFor(() => !a.transport.isActive(2), 'peer 2 inactive after it closed');
+    });
+
+    it('drops messages to unknown peers without reporting them', async () => {
+      const [a] = await h.pair();
+      a.transport.send([heartbeat(1, 9, 0)]);
+      await new Promise((r) => setImmediate(r));
+      expect(a.member.unreachable).toEqual([]);
+      expect(a.logs.count('unknown peer')).toBe(1);
+    });
   });
 
-  it('batches many sends into few gRPC writes', async () => {
-    const [a, b] = await h.pair();
-    // Let the stream come up so the count is about batching, not about buffering while dialling.
-    await waitFor(() => a.transport.isActive(2), 'stream 1->2 up');
-    const n = 2000;
-    for (let i = 0; i < n; i++) a.transport.send([app(1, 2, i, 100)]);
-    await waitFor(() => b.member.received.length === n, `${n} messages`);
-    const out = a.transport.stats().outbound.get(2);
-    const inbound = b.transport.stats().inbound.get(1);
-    expect(out?.messages).toBe(n);
-    expect(inbound?.messages).toBe(n);
-    // 2000 sends within one tick go out as one batch (≈ 250 KB, under the 1 MiB batch size).
-    expect(out?.batches).toBeLessThanOrEqual(3);
-    expect(inbound?.batches).toBe(out?.batches);
+  describe('peer transport: refusals', () => {
+    it('refuses a member of another cluster, logging it once on each side', async () => {
+      const a = await h.node(1, { timings: { backoffMaxMs: 100 } });
+      const b = await h.node(2, { clusterId: '9999' });
+      a.transport.addPeer(2, [b.url]);
+      b.transport.addPeer(1, [a.url]);
+      a.transport.send([heartbeat(1, 2, 0)]);
+      // Each side keeps dialling at the longest backoff; wait for a few refusals.
+      await waitFor(() => (a.transport.stats().outbound.get(2)?.failures ?? 0) >= 3, 'three refused attempts from 1');
+      expect(b.member.received).toEqual([]);
+      expect(a.member.unreachable.length).toBeGreaterThanOrEqual(3);
+      expect(a.logs.count('peer refused our stream: cluster ID mismatch')).toBe(1);
+      expect(b.logs.count('refused a peer call')).toBe(1);
+      const refused = b.logs.lines.find((l) => l.msg === 'refused a peer call');
+      expect(refused?.refusal).toBe('PEER_CLUSTER_ID_MISMATCH');
+      await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toMatchObject({ code: 'PEER_CLUSTER_ID_MISMATCH' });
+    });
+
+    it('refuses a call meant for another member', async () => {
+      const a = await h.node(1);
+      const b = await h.node(2);
+      // Member 1 believes member 3 lives at member 2's URL.
+      a.transport.addPeer(3, [b.url]);
+      await expect(a.transport.leaseKeepAlive(3, '1')).rejects.toMatchObject({ code: 'PEER_WRONG_RECIPIENT' });
+    });
+
+    it('stops sending to a removed peer for good and refuses what it sends', async () => {
+      const [a, b] = await h.pair();
+      a.transport.send([heartbeat(1, 2, 0)]);
+      b.transport.send([heartbeat(2, 1, 0)]);
+      await waitFor(() => b.member.received.length === 1 && a.member.received.length === 1, 'first exchange');
+
+      a.transport.removePeer(2);
+      a.transport.send([heartbeat(1, 2, 1)]);
+      expect(a.transport.isActive(2)).toBe(false);
+      await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toBeInstanceOf(PeerError);
+      // Member 2 still talks to 1: its stream is ended and every new one refused.
+      b.transport.send([heartbeat(2, 1, 1)]);
+      await waitFor(() => b.logs.count('peer refused our stream: the member has been permanently removed') === 1, 'member 2 told it was removed');
+      for (let i = 2; i < 5; i++) b.transport.send([heartbeat(2, 1, i)]);
+      await waitFor(() => (b.transport.stats().outbound.get(1)?.failures ?? 0) >= 2, 'another refused attempt');
+      expect(a.member.received.map((m) => m.commit)).toEqual([0]);
+      expect(b.member.received.map((m) => m.commit)).toEqual([0]);
+      expect(a.logs.count('refused a peer call')).toBe(1);
+      // Adding it back is refused too: member ids are never reused.
+      a.transport.addPeer(2, [b.url]);
+      expect(a.transport.stats().outbound.has(2)).toBe(false);
+    });
   });
 
-  it('splits a batch at the batch size and still delivers in order', async () => {
-    const [a, b] = await h.pair({ limits: { batchBytes: 64 * 1024 } });
-    await waitFor(() => a.transport.isActive(2), 'stream 1->2 up');
-    const n = 400;
-    a.transport.send(Array.from({ length: n }, (_, i) => app(1, 2, i, 4096)));
-    await waitFor(() => b.member.received.length === n, `${n} messages`);
-    expect(b.member.received.map((m) => m.index)).toEqual(Array.from({ length: n }, (_, i) => i));
-    const batches = a.transport.stats().outbound.get(2)?.batches ?? 0;
-    // 400 × ~4.2 KB over 64 KiB batches: about 27 writes, never one per message.
-    expect(batches).toBeGreaterThan(20);
-    expect(batches).toBeLessThan(40);
-  });
-
-  it('keeps a member handler that throws from ending the stream', async () => {
-    const [a, b] = await h.pair();
-    let calls = 0;
-    const record = b.member.onMessage.bind(b.member);
-    b.member.onMessage = (m) => {
-      if (calls++ === 0) throw new Error('raft: peer not found');
-      record(m);
-    };
-    a.transport.send([heartbeat(1, 2, 0), heartbeat(1, 2, 1)]);
-    a.transport.send([heartbeat(1, 2, 2)]);
-    await waitFor(() => b.member.received.length === 2, 'messages after the throw');
-    expect(b.member.received.map((m) => m.commit)).toEqual([1, 2]);
-    expect(b.transport.stats().inbound.get(1)?.failures).toBe(1);
-  });
-
-  it('measures round-trip times and reports active peers', async () => {
-    const [a, b] = await h.pair({ timings: { probeIntervalMs: 20 } });
-    await waitFor(() => a.transport.roundTripTimes().has(2) && a.transport.isActive(2), 'an RTT sample to 2');
-    const rtt = a.transport.roundTripTimes().get(2) ?? -1;
-    expect(rtt).toBeGreaterThan(0);
-    expect(rtt).toBeLessThan(1);
-    expect(a.transport.isActive(3)).toBe(false);
-    await b.transport.close();
-    await waitFor(() => !a.transport.isActive(2), 'peer 2 inactive after it closed');
-  });
-
-  it('drops messages to unknown peers without reporting them', async () => {
-    const [a] = await h.pair();
-    a.transport.send([heartbeat(1, 9, 0)]);
-    await new Promise((r) => setImmediate(r));
-    expect(a.member.unreachable).toEqual([]);
-    expect(a.logs.count('unknown peer')).toBe(1);
-  });
-});
-
-describe('peer transport: refusals', () => {
-  it('refuses a member of another cluster, logging it once on each side', async () => {
-    const a = await h.node(1, { timings: { backoffMaxMs: 100 } });
-    const b = await h.node(2, { clusterId: '9999' });
-    a.transport.addPeer(2, [b.url]);
-    b.transport.addPeer(1, [a.url]);
-    a.transport.send([heartbeat(1, 2, 0)]);
-    // Each side keeps dialling at the longest backoff; wait for a few refusals.
-    await waitFor(() => (a.transport.stats().outbound.get(2)?.failures ?? 0) >= 3, 'three refused attempts from 1');
-    expect(b.member.received).toEqual([]);
-    expect(a.member.unreachable.length).toBeGreaterThanOrEqual(3);
-    expect(a.logs.count('peer refused our stream: cluster ID mismatch')).toBe(1);
-    expect(b.logs.count('refused a peer call')).toBe(1);
-    const refused = b.logs.lines.find((l) => l.msg === 'refused a peer call');
-    expect(refused?.refusal).toBe('PEER_CLUSTER_ID_MISMATCH');
-    await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toMatchObject({ code: 'PEER_CLUSTER_ID_MISMATCH' });
-  });
-
-  it('refuses a call meant for another member', async () => {
-    const a = await h.node(1);
-    const b = await h.node(2);
-    // Member 1 believes member 3 lives at member 2's URL.
-    a.transport.addPeer(3, [b.url]);
-    await expect(a.transport.leaseKeepAlive(3, '1')).rejects.toMatchObject({ code: 'PEER_WRONG_RECIPIENT' });
-  });
-
-  it('stops sending to a removed peer for good and refuses what it sends', async () => {
-    const [a, b] = await h.pair();
-    a.transport.send([heartbeat(1, 2, 0)]);
-    b.transport.send([heartbeat(2, 1, 0)]);
-    await waitFor(() => b.member.received.length === 1 && a.member.received.length === 1, 'first exchange');
-
-    a.transport.removePeer(2);
-    a.transport.send([heartbeat(1, 2, 1)]);
-    expect(a.transport.isActive(2)).toBe(false);
-    await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toBeInstanceOf(PeerError);
-    // Member 2 still talks to 1: its stream is ended and every new one refused.
-    b.transport.send([heartbeat(2, 1, 1)]);
-    await waitFor(() => b.logs.count('peer refused our stream: the member has been permanently removed') === 1, 'member 2 told it was removed');
-    for (let i = 2; i < 5; i++) b.transport.send([heartbeat(2, 1, i)]);
-    await waitFor(() => (b.transport.stats().outbound.get(1)?.failures ?? 0) >= 2, 'another refused attempt');
-    expect(a.member.received.map((m) => m.commit)).toEqual([0]);
-    expect(b.member.received.map((m) => m.commit)).toEqual([0]);
-    expect(a.logs.count('refused a peer call')).toBe(1);
-    // Adding it back is refused too: member ids are never reused.
-    a.transport.addPeer(2, [b.url]);
-    expect(a.transport.stats().outbound.has(2)).toBe(false);
-  });
 });
 
 describe('peer transport: forwarded lease calls', () => {

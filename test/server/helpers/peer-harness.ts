@@ -92,6 +92,8 @@ type NodeOptions = Partial<Omit<PeerTransportOptions, 'memberId' | 'handlers' | 
 /** Starts transports and closes every one of them in `closeAll` (call it from afterEach). */
 export class Harness {
   private readonly open: { close(): Promise<void> }[] = [];
+  /** Options every node gets unless a test gives its own. */
+  defaults: NodeOptions = {};
 
   async node(id: NodeId, opts: NodeOptions = {}, member = new FakeMember(), logs = new LogCapture()): Promise<Node> {
     const transport = await createPeerTransport({
@@ -99,6 +101,7 @@ export class Harness {
       clusterId: CLUSTER,
       listenUrls: ['http://127.0.0.1:0'],
       electionTimeoutMs: 1000,
+      ...this.defaults,
       ...opts,
       handlers: member,
       hooks: member,
