@@ -974,20 +974,33 @@ export class Member implements StoreApi {
   /**
    * Our stream to `id` broke. When `id` is our leader, its process has most likely died (its kernel reset
    * the connection), so instead of waiting out an election timeout this follower ends the leader's lease
-   * and campaigns after a random pause of up to two heartbeats (so the surviving members rarely campaign at
-   * once). The campaign starts with a pre-vote, which members still hearing from a live leader refuse, so a
-   * connection that broke under a healthy leader disturbs nothing. A leader lost to a dead host or a
-   * partition, where no reset arrives, is still found by the election timeout.
+   * and campaigns after a short pause (campaignPause). The campaign starts with a pre-vote, which members
+   * still hearing from a live leader refuse, so a connection that broke under a healthy leader disturbs
+   * nothing. A leader lost to a dead host or a partition, where no reset arrives, is still found by the
+   * election timeout.
    */
   private onConnectionLost(id: NodeId): void {
     if (this.stopped || !this.node.leaderConnectionLost(id)) return;
-    const pause = Math.random() * 2 * this.cfg.heartbeatMs;
+    const pause = this.campaignPause(id);
     this.log.warn({ leader: id.toString(16), pauseMs: Math.round(pause) }, 'connection to the leader lost; campaigning unless it comes back');
     setTimeout(() => {
       if (this.stopped || !this.node.raft.leaseEnded()) return;
       this.node.campaign();
       this.kick();
     }, pause).unref();
+  }
+
+  /**
+   * The surviving voters take turns by member id, two heartbeats apart, each turn jittered by up to half a
+   * heartbeat: the first campaigns almost at once and usually wins uncontested, and the turns never
+   * overlap, so two survivors do not split the vote (a uniform pause of up to two heartbeats did that now
+   * and then, and cost 70 ms on average before anyone campaigned). A survivor that is down or slow to
+   * notice holds the next one up by no more than its turn; one whose pre-vote came too early, before the
+   * other noticed the loss, is granted that one's pre-vote in turn, its own lease being over.
+   */
+  private campaignPause(lost: NodeId): number {
+    const rank = this.membership.voters().filter((v) => v !== lost && v < this.memberId).length;
+    return (rank * 2 + Math.random() / 2) * this.cfg.heartbeatMs;
   }
 
   /** For tests and the CLI: the member's view right now. */
