@@ -290,7 +290,14 @@ export class Member implements StoreApi {
     // and anything else wait until the term and vote they rely on are on disk.
     const termOrVoteChanged = rd.hardState !== undefined && (rd.hardState.term !== this.savedTerm || rd.hardState.vote !== this.savedVote);
     const early = this.softState.raftState === 'leader' && !termOrVoteChanged ? rd.messages.filter((m) => m.type === 'app' || m.type === 'heartbeat' || m.type === 'readIndexResp') : [];
-    if (early.length > 0) this.transport.send(early);
+    if (early.length > 0) {
+      this.transport.send(early);
+      // Let the appends reach the wire before our own write starts: HTTP/2 writes go out in Node's
+      // native immediates, which run before this one, and a follower's write is on the commit path
+      // while ours, done in parallel, usually is not. Starting the save first delayed them by its
+      // synchronous part (encoding, the write's submission).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     const t0 = performance.now();
     await this.storage.save(rd);
     if (rd.mustSync) this.cfg.metrics?.walFsyncSeconds.observe((performance.now() - t0) / 1000);
