@@ -33,14 +33,19 @@ export interface SendCall {
 
 const isFailure = (r: WireSendSummary | SendFailure): r is SendFailure => 'code' in r;
 
+/** Reads call metadata as SendCall.header does: the first value, if it is a string. */
+export function headerOf(md: Metadata): (key: string) => string | undefined {
+  return (key) => {
+    const v = md.get(key)[0];
+    return typeof v === 'string' ? v : undefined;
+  };
+}
+
 /** The grpc-js form. */
 export function grpcSendCall(call: ServerReadableStream<WireMessageBatch, WireSendSummary>, callback: sendUnaryData<WireSendSummary>): SendCall {
   call.on('error', () => {});
   return {
-    header(key) {
-      const v = call.metadata.get(key)[0];
-      return typeof v === 'string' ? v : undefined;
-    },
+    header: headerOf(call.metadata),
     peer: call.getPeer(),
     accept() {
       call.sendMetadata(new Metadata());

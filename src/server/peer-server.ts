@@ -9,12 +9,13 @@ import type {
   ServiceError,
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Logger } from 'pino';
 import { EtcdError } from '../kv/errors.js';
 import type { Message, NodeId } from '../raft/types.js';
 import type { InboundHandlers } from './transport-api.js';
 import { interceptStreams } from './grpc-fast-unary.js';
-import { grpcSendCall, H2SendCall, servableSend } from './peer-send-call.js';
+import { grpcSendCall, H2SendCall, headerOf, servableSend } from './peer-send-call.js';
 import type { SendCall } from './peer-send-call.js';
 import { memberToWire, messageFromWire, plainBytes } from './peer-codec.js';
 import { serverOptions } from './peer-channel.js';
@@ -101,10 +102,15 @@ export class PeerServer {
       out.push(`${url.secure ? 'https' : 'http'}://${host}:${port}`);
     }
     this.boundAddresses = out;
-    if (this.opts.fastSend !== false && !interceptStreams(this.server, 'all', (headers) => (servableSend(headers) ? (stream) => this.openSend(new H2SendCall(stream, headers, MAX_GRPC_MESSAGE_BYTES)) : undefined))) {
-      this.opts.log.warn('grpc-js internals changed: peer message streams go through grpc-js (slower)');
-    }
+    if (this.opts.fastSend !== false) this.installFastSend();
     return out;
+  }
+
+  /** Peers' message streams, read straight off HTTP/2 (peer-send-call.ts); anything else stays with grpc-js. */
+  private installFastSend(): void {
+    const take = (headers: IncomingHttpHeaders): ((stream: ServerHttp2Stream) => void) | undefined =>
+      servableSend(headers) ? (stream) => this.openSend(new H2SendCall(stream, headers, MAX_GRPC_MESSAGE_BYTES)) : undefined;
+    if (!interceptStreams(this.server, 'all', take)) this.opts.log.warn('grpc-js internals changed: peer message streams go through grpc-js (slower)');
   }
 
   get addresses(): readonly string[] {
@@ -164,11 +170,7 @@ export class PeerServer {
   }
 
   /** Admits a call or answers it with the refusal (logged once per peer and reason). */
-  private admitOrRefuse(header: Metadata | ((key: string) => string | undefined), refuse: (status: Partial<ServiceError>) => void, peerAddr: string): NodeId | undefined {
-    const one = typeof header === 'function' ? header : (key: string): string | undefined => {
-      const v = header.get(key)[0];
-      return typeof v === 'string' ? v : undefined;
-    };
+  private admitOrRefuse(one: (key: string) => string | undefined, refuse: (status: Partial<ServiceError>) => void, peerAddr: string): NodeId | undefined {
     const a = this.admit(one);
     if ('from' in a) return a.from;
     this.opts.warnOnce(`refusal:${String(one(MD_FROM))}:${a.refusal}`, { refusal: a.refusal, detail: a.detail, remote: peerAddr }, 'refused a peer call');
@@ -247,7 +249,7 @@ export class PeerServer {
 
   private onSnapshot(call: ServerReadableStream<WireSnapshotChunk, Empty>, callback: sendUnaryData<Empty>): void {
     call.on('error', () => {});
-    const from = this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer());
+    const from = this.admitOrRefuse(headerOf(call.metadata), (s) => callback(s), call.getPeer());
     if (from === undefined) return;
     this.receiveSnapshot(from, call).then(
       () => callback(null, {}),
@@ -307,7 +309,7 @@ export class PeerServer {
    * or its error; UNIMPLEMENTED when the member has no handler for it (`run` undefined).
    */
   private forwarded<Req, Res>(call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>, what: string, run: (() => Promise<Res>) | undefined): void {
-    if (this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer()) === undefined) return;
+    if (this.admitOrRefuse(headerOf(call.metadata), (s) => callback(s), call.getPeer()) === undefined) return;
     if (!run) {
       callback({ code: status.UNIMPLEMENTED, details: `this member does not take forwarded ${what}` });
       return;
@@ -354,7 +356,7 @@ export class PeerServer {
   }
 
   private onProbe(call: ServerUnaryCall<Empty, Empty>, callback: sendUnaryData<Empty>): void {
-    if (this.admitOrRefuse(call.metadata, (s) => callback(s), call.getPeer()) === undefined) return;
+    if (this.admitOrRefuse(headerOf(call.metadata), (s) => callback(s), call.getPeer()) === undefined) return;
     callback(null, {});
   }
 }
