@@ -141,22 +141,18 @@ export class H2SendCall implements SendCall {
     const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     let at = 0;
     while (buf.length - at >= 5) {
-      const compressed = buf[at] !== 0;
+      // As grpc-js: the compressed flag is ignored when the call's encoding is identity (servableSend).
       const len = buf.readUInt32BE(at + 1);
       if (len > this.maxMessageBytes) {
         this.end({ code: status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${len} vs ${this.maxMessageBytes})` });
         return;
       }
       if (buf.length - at - 5 < len) break;
-      if (compressed) {
-        this.end({ code: status.INTERNAL, details: 'Received compressed message but "grpc-encoding" header was identity' });
-        return;
-      }
       let batch: WireMessageBatch;
       try {
         batch = peerService().send.requestDeserialize(buf.subarray(at + 5, at + 5 + len));
-      } catch (e) {
-        this.end({ code: status.INTERNAL, details: `Error deserializing request: ${(e as Error).message}` });
+      } catch {
+        this.end({ code: status.INTERNAL, details: 'Error deserializing request' });
         return;
       }
       at += 5 + len;

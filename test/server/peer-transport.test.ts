@@ -1,11 +1,15 @@
 // The peer transport between real transports on real loopback ports: delivery, batching, snapshots,
 // forwarded lease calls and promotions, refusals (cluster id, removed member), round-trip times.
+import * as http2 from 'node:http2';
+import { status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EtcdError } from '../../src/kv/errors.js';
 import type { Message } from '../../src/raft/types.js';
 import { msg } from '../../src/raft/types.js';
+import { messageToWire } from '../../src/server/peer-codec.js';
 import { PeerError } from '../../src/server/peer-errors.js';
-import { app, FakeMember, Harness, heartbeat, waitFor } from './helpers/peer-harness.js';
+import { MAX_GRPC_MESSAGE_BYTES, MD_CLUSTER_ID, MD_FROM, MD_TO, peerService } from '../../src/server/peer-proto.js';
+import { app, CLUSTER, FakeMember, Harness, heartbeat, waitFor } from './helpers/peer-harness.js';
 
 const h = new Harness();
 afterEach(() => h.closeAll());
@@ -180,7 +184,59 @@ describe.each([
     });
   });
 
+
+  describe('peer transport: malformed message streams', () => {
+    it('answers an oversized or undecodable batch with grpc-js\'s status, and ignores the compressed flag under identity as grpc-js does', async () => {
+      const [, b] = await h.pair();
+      const frame = (flag: number, body: Buffer, len = body.length): Buffer => {
+        const head = Buffer.alloc(5);
+        head[0] = flag;
+        head.writeUInt32BE(len, 1);
+        return Buffer.concat([head, body]);
+      };
+      expect(await rawSend(b.url, frame(0, Buffer.alloc(0), MAX_GRPC_MESSAGE_BYTES + 1))).toEqual({
+        status: String(status.RESOURCE_EXHAUSTED),
+        message: `Received message larger than max (${MAX_GRPC_MESSAGE_BYTES + 1} vs ${MAX_GRPC_MESSAGE_BYTES})`,
+      });
+      expect(await rawSend(b.url, frame(0, Buffer.from([0xff, 0xff, 0xff])))).toEqual({ status: String(status.INTERNAL), message: 'Error deserializing request' });
+      const batch = Buffer.from(peerService().send.requestSerialize({ messages: [messageToWire(heartbeat(1, 2, 5))] }));
+      expect(await rawSend(b.url, frame(1, batch))).toEqual({ status: String(status.OK), message: 'OK' });
+      expect(b.member.received.map((m) => m.commit)).toEqual([5]);
+    });
+  });
 });
+
+/** Opens a Send stream from member 1 to member 2 by hand, writes `body` and ends it; resolves with the call's status. */
+async function rawSend(url: string, body: Buffer): Promise<{ status?: string; message?: string }> {
+  const session = http2.connect(url);
+  session.on('error', () => undefined);
+  try {
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': peerService().send.path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      [MD_FROM]: '1',
+      [MD_TO]: '2',
+      [MD_CLUSTER_ID]: CLUSTER,
+    });
+    return await new Promise((resolve) => {
+      let out: { status?: string; message?: string } = {};
+      const take = (hd: http2.IncomingHttpHeaders): void => {
+        const code = hd['grpc-status'];
+        if (typeof code === 'string') out = { status: code, message: decodeURIComponent(String(hd['grpc-message'] ?? '')) };
+      };
+      stream.on('response', take);
+      stream.on('trailers', take);
+      stream.on('data', () => undefined);
+      stream.on('error', () => undefined);
+      stream.on('close', () => resolve(out));
+      stream.end(body);
+    });
+  } finally {
+    session.close();
+  }
+}
 
 describe('peer transport: forwarded lease calls', () => {
   it('forwards keep-alive and time-to-live to the peer and returns its answers', async () => {
