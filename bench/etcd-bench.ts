@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { Client, credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
 import type { ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
 import { etcdPackageDefinition } from '../src/server/etcd-proto.js';
+import { frameMessages, MessageReader } from '../src/server/grpc-coalesce.js';
 import { ProcessCluster, waitUntil } from '../test/differential/process-cluster.js';
 import type { Flavor } from '../test/differential/process-cluster.js';
 
@@ -266,30 +267,20 @@ const MARK = Buffer.from('lat:');
  * One Watch stream on its own HTTP/2 connection, read without grpc-js: with 1000 watchers the client must
  * take 200,000 responses a second, and grpc-js's per-message path (a decoder, a Readable, an event per
  * message) made the bench client the bottleneck, so the latency it measured was mostly its own queue.
- * This splits each DATA chunk into gRPC messages by their 5-byte prefixes and hands each one on.
+ * This splits each DATA chunk into gRPC messages and hands each one on.
  */
 function rawWatchStream(url: string, onMessage: (msg: Buffer) => void): { write(req: Buffer): void; close(): void } {
   const session = http2.connect(url);
   session.on('error', () => undefined);
   const stream = session.request({ ':method': 'POST', ':path': '/etcdserverpb.Watch/Watch', 'content-type': 'application/grpc', te: 'trailers' });
   stream.on('error', () => undefined);
-  let pending: Buffer = Buffer.alloc(0);
+  const reader = new MessageReader();
   stream.on('data', (chunk: Buffer) => {
-    const buf = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    let at = 0;
-    while (buf.length - at >= 5) {
-      const len = buf.readUInt32BE(at + 1);
-      if (buf.length - at - 5 < len) break;
-      onMessage(buf.subarray(at + 5, at + 5 + len));
-      at += 5 + len;
-    }
-    pending = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+    for (const m of reader.push(chunk).messages) onMessage(m);
   });
   return {
     write(req) {
-      const prefix = Buffer.alloc(5);
-      prefix.writeUInt32BE(req.length, 1);
-      stream.write(Buffer.concat([prefix, req]));
+      stream.write(frameMessages([req]));
     },
     close() {
       stream.close();

@@ -44,6 +44,38 @@ export function frameMessages(messages: readonly Buffer[]): Buffer {
 }
 
 /**
+ * Reads gRPC messages (frameMessages' format) back out of DATA chunks however they are split. The flag
+ * byte is not looked at: a reader serves calls whose encoding is identity, where grpc-js ignores it too.
+ */
+export class MessageReader {
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
+
+  /**
+   * The messages this chunk completes, in order. `tooLarge` is the announced length of a message over
+   * maxBytes, if one came next; nothing after it is read.
+   */
+  push(chunk: Buffer): { messages: Buffer[]; tooLarge?: number } {
+    const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const messages: Buffer[] = [];
+    let at = 0;
+    while (buf.length - at >= 5) {
+      const len = buf.readUInt32BE(at + 1);
+      if (len > this.maxBytes) {
+        this.pending = Buffer.alloc(0);
+        return { messages, tooLarge: len };
+      }
+      if (buf.length - at - 5 < len) break;
+      messages.push(buf.subarray(at + 5, at + 5 + len));
+      at += 5 + len;
+    }
+    this.pending = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+    return { messages };
+  }
+}
+
+/**
  * Lets a grpc-js server stream (server-streaming or bidi) send the messages that queued behind an
  * in-flight write as one HTTP/2 write. Returns whether it could.
  */

@@ -21,7 +21,6 @@ import { toStatus } from './grpc-edge.js';
 import { frameMessages } from './grpc-coalesce.js';
 
 /** A unary method the fast path can serve: its codecs and the edge's handler core (grpc-edge.ts unary()). */
-
 export interface FastUnaryMethod {
   readonly path: string;
   readonly deserialize: (buf: Buffer) => unknown;
@@ -38,15 +37,20 @@ export const STATUS_AND_TYPE = {
   [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
 };
 export const RESPONSE_HEADERS = { ...STATUS_AND_TYPE, 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' };
-const OK_TRAILERS = { 'grpc-status': String(Status.OK), 'grpc-message': 'OK' };
+export const OK_TRAILERS = { 'grpc-status': String(Status.OK), 'grpc-message': 'OK' };
 const RESPOND_OPTIONS = { waitForTrailers: true };
 const TRAILERS_ONLY = { endStream: true };
+
+/** A status as grpc-js's server sends it, in trailers or a trailers-only response. */
+export function statusTrailers(s: WireStatus): Record<string, string> {
+  return { 'grpc-status': String(s.code), 'grpc-message': encodeURI(s.details) };
+}
 
 /** grpc-js's reading of grpc-timeout (server-interceptors.ts). */
 const DEADLINE_REGEX = /(\d{1,8})\s*([HMSmun])/;
 const UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
 
-function first(v: string | string[] | undefined): string | undefined {
+export function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
@@ -178,10 +182,7 @@ class FastCall {
   }
 
   private trailersOnly(s: WireStatus): void {
-    this.stream.respond(
-      { 'grpc-status': String(s.code), 'grpc-message': encodeURI(s.details), ...STATUS_AND_TYPE },
-      TRAILERS_ONLY,
-    );
+    this.stream.respond({ ...statusTrailers(s), ...STATUS_AND_TYPE }, TRAILERS_ONLY);
     // Whatever the client still sends is read and dropped.
     this.stream.resume();
   }

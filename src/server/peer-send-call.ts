@@ -9,8 +9,8 @@ import { Metadata, status } from '@grpc/grpc-js';
 import type { sendUnaryData, ServerReadableStream, ServiceError } from '@grpc/grpc-js';
 import { constants as h2 } from 'node:http2';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { frameMessages } from './grpc-coalesce.js';
-import { RESPONSE_HEADERS, STATUS_AND_TYPE, servable } from './grpc-fast-unary.js';
+import { frameMessages, MessageReader } from './grpc-coalesce.js';
+import { first, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, servable, statusTrailers } from './grpc-fast-unary.js';
 import { peerService } from './peer-proto.js';
 import type { WireMessageBatch, WireSendSummary } from './peer-proto.js';
 
@@ -69,7 +69,7 @@ export function servableSend(headers: IncomingHttpHeaders): boolean {
 
 /** The HTTP/2 form: splits DATA into gRPC messages, decodes each batch, answers with grpc-js's headers and trailers. */
 export class H2SendCall implements SendCall {
-  private pending: Buffer = Buffer.alloc(0);
+  private readonly reader: MessageReader;
   private headersSent = false;
   private finished = false;
   private on: Parameters<SendCall['listen']>[0] | undefined;
@@ -80,11 +80,11 @@ export class H2SendCall implements SendCall {
     private readonly maxMessageBytes: number,
   ) {
     stream.on('error', () => undefined); // the 'close' that follows is what matters
+    this.reader = new MessageReader(maxMessageBytes);
   }
 
   header(key: string): string | undefined {
-    const v = this.headers[key];
-    return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
+    return first(this.headers[key]);
   }
 
   get peer(): string {
@@ -115,11 +115,10 @@ export class H2SendCall implements SendCall {
   end(result: WireSendSummary | SendFailure): void {
     if (this.finished) return;
     this.finished = true;
-    this.pending = Buffer.alloc(0);
     if (this.gone()) return;
     const trailers: Record<string, string> = isFailure(result)
-      ? { 'grpc-status': String(result.code ?? status.UNKNOWN), 'grpc-message': encodeURI(result.details ?? ''), ...metadataHeaders(result.metadata) }
-      : { 'grpc-status': String(status.OK), 'grpc-message': 'OK' };
+      ? { ...statusTrailers({ code: result.code ?? status.UNKNOWN, details: result.details ?? '' }), ...metadataHeaders(result.metadata) }
+      : OK_TRAILERS;
     // Whatever the sender still writes is read and dropped.
     this.stream.resume();
     if (!this.headersSent) {
@@ -138,28 +137,20 @@ export class H2SendCall implements SendCall {
 
   private onData(chunk: Buffer): void {
     if (this.finished) return;
-    const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    let at = 0;
-    while (buf.length - at >= 5) {
-      // As grpc-js: the compressed flag is ignored when the call's encoding is identity (servableSend).
-      const len = buf.readUInt32BE(at + 1);
-      if (len > this.maxMessageBytes) {
-        this.end({ code: status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${len} vs ${this.maxMessageBytes})` });
-        return;
-      }
-      if (buf.length - at - 5 < len) break;
+    // As grpc-js: the compressed flag is ignored when the call's encoding is identity (servableSend).
+    const { messages, tooLarge } = this.reader.push(chunk);
+    for (const m of messages) {
       let batch: WireMessageBatch;
       try {
-        batch = peerService().send.requestDeserialize(buf.subarray(at + 5, at + 5 + len));
+        batch = peerService().send.requestDeserialize(m);
       } catch {
         this.end({ code: status.INTERNAL, details: 'Error deserializing request' });
         return;
       }
-      at += 5 + len;
       this.on?.batch(batch);
       if (this.finished) return;
     }
-    this.pending = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+    if (tooLarge !== undefined) this.end({ code: status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${tooLarge} vs ${this.maxMessageBytes})` });
   }
 }
 

@@ -52,8 +52,8 @@ export interface PeerServerOptions {
   warnOnce(key: string, obj: Record<string, unknown>, msg: string): void;
   /** A peer's message stream was admitted: the peer is up. */
   onInboundStream?(from: NodeId): void;
-  /** Serve peers' message streams straight off HTTP/2 (default) or through grpc-js (tests compare the two). */
-  readonly fastSend?: boolean;
+  /** Serve peers' message streams straight off HTTP/2, or through grpc-js (tests compare the two). */
+  readonly fastSend: boolean;
 }
 
 export interface InboundStats {
@@ -102,7 +102,7 @@ export class PeerServer {
       out.push(`${url.secure ? 'https' : 'http'}://${host}:${port}`);
     }
     this.boundAddresses = out;
-    if (this.opts.fastSend !== false) this.installFastSend();
+    if (this.opts.fastSend) this.installFastSend();
     return out;
   }
 
