@@ -12,6 +12,7 @@ import type { EtcdMetrics } from './metrics.js';
 import { createEtcdGrpc } from './etcd-grpc.js';
 import { createClientHttp } from './client-http.js';
 import { replayIntoSocket, routeH2, sniff } from './connection-mux.js';
+import { duplexPair, serveH2Front } from './h2-front.js';
 
 export interface ClientTlsOptions {
   readonly certFile: string;
@@ -118,6 +119,21 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     ...(opts.setpointVersion ? { setpointVersion: opts.setpointVersion } : {}),
   });
   const sockets = new Set<Socket>();
+  // With the fast path on, HTTP/2 connections meet the port's own server (h2-front.ts), which relays what
+  // it does not serve to grpc-js; turned off, they go to grpc-js directly.
+  const front =
+    opts.fastUnary === false
+      ? undefined
+      : {
+          fast: grpc.fastMethods,
+          maxReceive: grpc.maxReceiveBytes,
+          log,
+          backend: () => {
+            const [ours, grpcs] = duplexPair();
+            grpc.injectConnection(grpcs);
+            return ours;
+          },
+        };
 
   const serve = (sock: Socket): void => {
     // Small frames (window updates, acks, headers) must not wait for Nagle: with delayed ACKs on the
@@ -126,7 +142,9 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     sockets.add(sock);
     sock.once('close', () => sockets.delete(sock));
     sniff(sock, (protocol, head) => {
-      if (protocol === 'h2') {
+      if (protocol === 'h2' && front) {
+        serveH2Front(sock, head, front);
+      } else if (protocol === 'h2') {
         routeH2(sock, head, { direct: (s) => grpc.injectConnection(s), relay: (conn) => grpc.injectConnection(conn) });
       } else {
         replayIntoSocket(sock, head);

@@ -42,6 +42,10 @@ export interface EtcdGrpc {
   injectConnection(conn: Duplex): void;
   /** Whether the hot KV calls take the fast unary path (false if turned off or grpc-js changed shape). */
   readonly fastUnary: boolean;
+  /** The hot KV calls by :path, for the client port's own HTTP/2 server (h2-front.ts); empty when turned off. */
+  readonly fastMethods: ReadonlyMap<string, FastUnaryMethod>;
+  /** grpc-js's receive limit, which the fast path applies too. */
+  readonly maxReceiveBytes: number;
   close(): Promise<void>;
 }
 
@@ -107,6 +111,8 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   const conns = new Set<Duplex>();
   return {
     fastUnary,
+    fastMethods: new Map(opts.fastUnary === false ? [] : fast.map((m) => [m.path, m])),
+    maxReceiveBytes,
     injectConnection: (conn) => {
       conns.add(conn);
       conn.once('close', () => conns.delete(conn));

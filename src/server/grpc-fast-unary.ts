@@ -72,8 +72,18 @@ export function servable(headers: IncomingHttpHeaders): boolean {
   return timeoutOf(headers) !== undefined;
 }
 
-/** One call: collects the request message, runs the method, answers once. */
-class FastCall {
+/** Where a fast call's one answer goes: a Node HTTP/2 stream (below) or the client port's own server (h2-front.ts). */
+export interface UnaryAnswer {
+  /** Response headers, one framed message, OK trailers. */
+  ok(framed: Buffer): void;
+  /** A trailers-only response with this status; whatever the client still sends is read and dropped. */
+  status(s: WireStatus): void;
+  /** True when the stream can no longer be answered (reset, closed, answered). */
+  gone(): boolean;
+}
+
+/** One call: collects the request message, runs the method, answers once. Its owner feeds it data and end. */
+export class FastCall {
   private chunks: Buffer[] = [];
   private buffered = 0;
   /** The request's length once its 5-byte prefix has arrived. */
@@ -83,22 +93,18 @@ class FastCall {
 
   constructor(
     private readonly method: FastUnaryMethod,
-    private readonly stream: ServerHttp2Stream,
+    private readonly answer: UnaryAnswer,
     private readonly headers: IncomingHttpHeaders,
     private readonly maxReceive: number,
     private readonly log: Logger,
   ) {
-    stream.once('error', () => undefined); // the 'close' that follows is what matters
-    stream.once('close', () => this.stop());
     const timeout = timeoutOf(headers);
     if (typeof timeout === 'number') {
       this.timer = setTimeout(() => this.fail({ code: Status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }), timeout);
     }
-    stream.on('data', (chunk: Buffer) => this.onData(chunk));
-    stream.once('end', () => this.onEnd());
   }
 
-  private onData(chunk: Buffer): void {
+  onData(chunk: Buffer): void {
     if (this.answered) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
@@ -115,7 +121,7 @@ class FastCall {
     }
   }
 
-  private onEnd(): void {
+  onEnd(): void {
     if (this.answered) return;
     if (this.length < 0 || this.buffered < 5 + this.length) {
       this.fail({ code: Status.UNIMPLEMENTED, details: `Received no request message for server streaming method ${this.method.path}` });
@@ -154,38 +160,51 @@ class FastCall {
     try {
       msg = this.method.serialize(res);
     } catch {
-      this.trailersOnly({ code: Status.INTERNAL, details: 'Error serializing response' });
+      this.answer.status({ code: Status.INTERNAL, details: 'Error serializing response' });
       return;
     }
-    const stream = this.stream;
-    stream.respond(RESPONSE_HEADERS, RESPOND_OPTIONS);
-    stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-    stream.end(frameMessages([msg]));
+    this.answer.ok(frameMessages([msg]));
   }
 
   private fail(s: WireStatus): void {
-    if (this.claim()) this.trailersOnly(s);
+    if (this.claim()) this.answer.status(s);
   }
 
   /** Takes the one answer this call gets; false when it was answered or the stream is gone. */
   private claim(): boolean {
     if (this.answered) return false;
     this.stop();
-    return !(this.stream.destroyed || this.stream.closed || this.stream.headersSent);
+    return !this.answer.gone();
   }
 
-  private stop(): void {
+  /** The stream is gone, or the call answered: nothing more is done for it. */
+  stop(): void {
     this.answered = true;
     this.chunks = [];
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
 
-  private trailersOnly(s: WireStatus): void {
-    this.stream.respond({ ...statusTrailers(s), ...STATUS_AND_TYPE }, TRAILERS_ONLY);
-    // Whatever the client still sends is read and dropped.
-    this.stream.resume();
-  }
+/** A fast call on a Node HTTP/2 stream that grpc-js's server accepted. */
+function onNodeStream(method: FastUnaryMethod, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, maxReceive: number, log: Logger): void {
+  const answer: UnaryAnswer = {
+    ok: (framed) => {
+      stream.respond(RESPONSE_HEADERS, RESPOND_OPTIONS);
+      stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
+      stream.end(framed);
+    },
+    status: (s) => {
+      stream.respond({ ...statusTrailers(s), ...STATUS_AND_TYPE }, TRAILERS_ONLY);
+      stream.resume();
+    },
+    gone: () => stream.destroyed || stream.closed || stream.headersSent,
+  };
+  const call = new FastCall(method, answer, headers, maxReceive, log);
+  stream.once('error', () => undefined); // the 'close' that follows is what matters
+  stream.once('close', () => call.stop());
+  stream.on('data', (chunk: Buffer) => call.onData(chunk));
+  stream.once('end', () => call.onEnd());
 }
 
 /** The grpc-js internals interceptStreams() relies on (1.10 to 1.14). */
@@ -235,6 +254,6 @@ export function installFastUnary(server: Server, methods: readonly FastUnaryMeth
   return interceptStreams(server, 'last', (headers) => {
     const method = table.get(headers[h2.HTTP2_HEADER_PATH] as string);
     if (!method || !servable(headers)) return undefined;
-    return (stream) => new FastCall(method, stream, headers, maxReceive, log);
+    return (stream) => onNodeStream(method, stream, headers, maxReceive, log);
   });
 }

@@ -1,0 +1,214 @@
+// HPACK (RFC 7541) for the client port's own HTTP/2 server (h2-front.ts): a decoder with the dynamic
+// table a client's encoder fills, and a stateless encoder. The encoder writes every field as a literal
+// that is never added to the table, so the client's decoder table stays empty and nothing has to be
+// tracked for it; the server's responses are a handful of short fields, so that costs a few bytes.
+import { huffmanDecode } from './hpack-huffman.js';
+
+/** RFC 7541 Appendix A. Index 0 is unused. */
+const STATIC: readonly (readonly [string, string])[] = [
+  ['', ''],
+  [':authority', ''],
+  [':method', 'GET'],
+  [':method', 'POST'],
+  [':path', '/'],
+  [':path', '/index.html'],
+  [':scheme', 'http'],
+  [':scheme', 'https'],
+  [':status', '200'],
+  [':status', '204'],
+  [':status', '206'],
+  [':status', '304'],
+  [':status', '400'],
+  [':status', '404'],
+  [':status', '500'],
+  ['accept-charset', ''],
+  ['accept-encoding', 'gzip, deflate'],
+  ['accept-language', ''],
+  ['accept-ranges', ''],
+  ['accept', ''],
+  ['access-control-allow-origin', ''],
+  ['age', ''],
+  ['allow', ''],
+  ['authorization', ''],
+  ['cache-control', ''],
+  ['content-disposition', ''],
+  ['content-encoding', ''],
+  ['content-language', ''],
+  ['content-length', ''],
+  ['content-location', ''],
+  ['content-range', ''],
+  ['content-type', ''],
+  ['cookie', ''],
+  ['date', ''],
+  ['etag', ''],
+  ['expect', ''],
+  ['expires', ''],
+  ['from', ''],
+  ['host', ''],
+  ['if-match', ''],
+  ['if-modified-since', ''],
+  ['if-none-match', ''],
+  ['if-range', ''],
+  ['if-unmodified-since', ''],
+  ['last-modified', ''],
+  ['link', ''],
+  ['location', ''],
+  ['max-forwards', ''],
+  ['proxy-authenticate', ''],
+  ['proxy-authorization', ''],
+  ['range', ''],
+  ['referer', ''],
+  ['refresh', ''],
+  ['retry-after', ''],
+  ['server', ''],
+  ['set-cookie', ''],
+  ['strict-transport-security', ''],
+  ['transfer-encoding', ''],
+  ['user-agent', ''],
+  ['vary', ''],
+  ['via', ''],
+  ['www-authenticate', ''],
+];
+const STATIC_COUNT = STATIC.length - 1;
+const STATIC_NAME_INDEX = new Map<string, number>();
+for (let i = STATIC_COUNT; i >= 1; i--) STATIC_NAME_INDEX.set((STATIC[i] as readonly [string, string])[0], i);
+
+/** RFC 7541 §4.1: an entry's size is its name and value lengths plus 32. */
+const ENTRY_OVERHEAD = 32;
+
+export class HpackError extends Error {}
+
+/** A decoded header list: names as sent (lowercase in HTTP/2), values as latin1 strings. */
+export type HeaderList = [string, string][];
+
+export class HpackDecoder {
+  private readonly table: (readonly [string, string])[] = [];
+  private size = 0;
+  private pos = 0;
+  private block: Uint8Array = new Uint8Array(0);
+
+  /** `maxSize`: the SETTINGS_HEADER_TABLE_SIZE this side announced (4096 unless changed). */
+  constructor(private readonly maxSize = 4096) {
+    this.limit = maxSize;
+  }
+
+  /** The table size the encoder last chose (≤ maxSize). */
+  private limit: number;
+
+  decode(block: Uint8Array): HeaderList {
+    this.block = block;
+    this.pos = 0;
+    const out: HeaderList = [];
+    let fieldSeen = false;
+    while (this.pos < block.length) {
+      const b = block[this.pos] as number;
+      if (b & 0x80) {
+        out.push([...this.entry(this.int(7))] as [string, string]);
+        fieldSeen = true;
+      } else if ((b & 0xe0) === 0x20) {
+        // A size update must come first in a block (§4.2).
+        if (fieldSeen) throw new HpackError('dynamic table size update after a header field');
+        const n = this.int(5);
+        if (n > this.maxSize) throw new HpackError('dynamic table size update above the announced limit');
+        this.limit = n;
+        this.evict(0);
+      } else {
+        const indexing = (b & 0xc0) === 0x40;
+        const idx = this.int(indexing ? 6 : 4);
+        const name = idx === 0 ? this.str() : this.entry(idx)[0];
+        const value = this.str();
+        out.push([name, value]);
+        fieldSeen = true;
+        if (indexing) this.add(name, value);
+      }
+    }
+    this.block = new Uint8Array(0);
+    return out;
+  }
+
+  private entry(i: number): readonly [string, string] {
+    if (i >= 1 && i <= STATIC_COUNT) return STATIC[i] as readonly [string, string];
+    const e = this.table[i - STATIC_COUNT - 1];
+    if (!e) throw new HpackError(`header index ${i} out of range`);
+    return e;
+  }
+
+  private add(name: string, value: string): void {
+    const size = name.length + value.length + ENTRY_OVERHEAD;
+    this.evict(size);
+    if (size > this.limit) return; // §4.4: an entry larger than the table empties it and is not added
+    this.table.unshift([name, value]);
+    this.size += size;
+  }
+
+  /** Evicts from the end until `room` more bytes fit under the limit. */
+  private evict(room: number): void {
+    while (this.table.length > 0 && this.size + room > this.limit) {
+      const [n, v] = this.table.pop() as readonly [string, string];
+      this.size -= n.length + v.length + ENTRY_OVERHEAD;
+    }
+  }
+
+  private int(prefixBits: number): number {
+    const b = this.block;
+    const max = (1 << prefixBits) - 1;
+    let value = (b[this.pos++] as number) & max;
+    if (value < max) return value;
+    let shift = 0;
+    for (;;) {
+      if (this.pos >= b.length || shift > 28) throw new HpackError('truncated or oversized integer');
+      const byte = b[this.pos++] as number;
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+      if ((byte & 0x80) === 0) return value;
+    }
+  }
+
+  private str(): string {
+    if (this.pos >= this.block.length) throw new HpackError('truncated string');
+    const huffman = ((this.block[this.pos] as number) & 0x80) !== 0;
+    const len = this.int(7);
+    if (this.pos + len > this.block.length) throw new HpackError('truncated string');
+    const raw = this.block.subarray(this.pos, this.pos + len);
+    this.pos += len;
+    if (!huffman) return Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('latin1');
+    const decoded = huffmanDecode(raw);
+    if (!decoded) throw new HpackError('malformed Huffman string');
+    return decoded.toString('latin1');
+  }
+}
+
+function writeInt(out: number[], value: number, prefixBits: number, firstByte: number): void {
+  const max = (1 << prefixBits) - 1;
+  if (value < max) {
+    out.push(firstByte | value);
+    return;
+  }
+  out.push(firstByte | max);
+  let rest = value - max;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+}
+
+function writeString(out: number[], s: string): void {
+  writeInt(out, s.length, 7, 0);
+  for (let i = 0; i < s.length; i++) out.push(s.charCodeAt(i) & 0xff);
+}
+
+/** A header block of literals "without indexing" (§6.2.2): no table state on either side. */
+export function encodeHeaders(fields: Iterable<readonly [string, string]>): Buffer {
+  const out: number[] = [];
+  for (const [name, value] of fields) {
+    const idx = STATIC_NAME_INDEX.get(name);
+    if (idx !== undefined) writeInt(out, idx, 4, 0x00);
+    else {
+      out.push(0x00);
+      writeString(out, name);
+    }
+    writeString(out, value);
+  }
+  return Buffer.from(out);
+}

@@ -1,0 +1,222 @@
+// The client port's own HTTP/2 server (src/server/h2-front.ts) and its HPACK (src/server/hpack.ts). The
+// fast-unary suite already compares its answers with grpc-js's header for header; this covers what a
+// protocol implementation must get right beyond single small calls: the client's dynamic table, flow
+// control both ways (a response bigger than the client's window, a relayed stream the client stops
+// reading), resets, pings and connection errors.
+import { connect } from 'node:http2';
+import type { ClientHttp2Session, ClientHttp2Stream } from 'node:http2';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { etcdServiceDefinition } from '../../src/server/etcd-proto.js';
+import { frameMessages, MessageReader } from '../../src/server/grpc-coalesce.js';
+import { HpackDecoder, HpackError, encodeHeaders } from '../../src/server/hpack.js';
+import type { FixturePort } from './helpers/client-port-harness.js';
+import { startFixturePort } from './helpers/client-port-harness.js';
+
+const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+
+describe('HPACK', () => {
+  it('decodes RFC 7541 C.3: three requests sharing one dynamic table', () => {
+    const d = new HpackDecoder();
+    expect(d.decode(hex('8286 8441 0f77 7777 2e65 7861 6d70 6c65 2e63 6f6d'))).toEqual([
+      [':method', 'GET'],
+      [':scheme', 'http'],
+      [':path', '/'],
+      [':authority', 'www.example.com'],
+    ]);
+    expect(d.decode(hex('8286 84be 5808 6e6f 2d63 6163 6865'))).toEqual([
+      [':method', 'GET'],
+      [':scheme', 'http'],
+      [':path', '/'],
+      [':authority', 'www.example.com'],
+      ['cache-control', 'no-cache'],
+    ]);
+    expect(d.decode(hex('8287 85bf 400a 6375 7374 6f6d 2d6b 6579 0c63 7573 746f 6d2d 7661 6c75 65'))).toEqual([
+      [':method', 'GET'],
+      [':scheme', 'https'],
+      [':path', '/index.html'],
+      [':authority', 'www.example.com'],
+      ['custom-key', 'custom-value'],
+    ]);
+  });
+
+  it('decodes RFC 7541 C.4: the same requests Huffman-coded', () => {
+    const d = new HpackDecoder();
+    expect(d.decode(hex('8286 8441 8cf1 e3c2 e5f2 3a6b a0ab 90f4 ff'))).toContainEqual([':authority', 'www.example.com']);
+    expect(d.decode(hex('8286 84be 5886 a8eb 1064 9cbf'))).toContainEqual(['cache-control', 'no-cache']);
+  });
+
+  it('evicts the oldest entries when the table is full, and refuses references past its end', () => {
+    const d = new HpackDecoder(64); // room for one entry of up to 32 bytes of name and value
+    const add = (name: string, value: string): Buffer => Buffer.concat([Buffer.from([0x40, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)]);
+    d.decode(add('aaaa', 'one'));
+    expect(d.decode(hex('be'))).toEqual([['aaaa', 'one']]); // index 62: the newest entry
+    d.decode(add('bbbb', 'two'));
+    expect(d.decode(hex('be'))).toEqual([['bbbb', 'two']]);
+    expect(() => d.decode(hex('bf'))).toThrow(HpackError); // 'aaaa' was evicted
+    expect(() => d.decode(hex('3f e1 1f'))).toThrow(HpackError); // a size update above the announced 64
+  });
+
+  it('reads back what the encoder writes, long values and static names included', () => {
+    const fields: [string, string][] = [
+      [':status', '200'],
+      ['content-type', 'application/grpc+proto'],
+      ['grpc-message', 'x'.repeat(300)],
+      ['custom-bin', 'é\u0001\u00ff'],
+    ];
+    expect(new HpackDecoder().decode(encodeHeaders(fields))).toEqual(fields);
+  });
+});
+
+const KV = etcdServiceDefinition('KV');
+const WATCH = etcdServiceDefinition('Watch');
+const method = (def: typeof KV, name: string): NonNullable<(typeof KV)[string]> => {
+  const m = def[name];
+  if (!m) throw new Error(name);
+  return m;
+};
+
+/** Writes one request on a new stream; resolves with the response's messages and grpc-status. */
+function unary(session: ClientHttp2Session, path: string, msg: Buffer): Promise<{ status: string | undefined; messages: Buffer[] }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
+    const reader = new MessageReader();
+    const messages: Buffer[] = [];
+    let status: string | undefined;
+    stream.on('response', (h) => (status ??= h['grpc-status'] as string | undefined));
+    stream.on('trailers', (t) => (status = t['grpc-status'] as string | undefined));
+    stream.on('data', (d: Buffer) => messages.push(...reader.push(d).messages));
+    stream.on('error', reject);
+    stream.on('close', () => resolve({ status, messages }));
+    stream.end(frameMessages([msg]));
+  });
+}
+
+describe('the client port serving HTTP/2 itself', () => {
+  let port: FixturePort;
+  const sessions: ClientHttp2Session[] = [];
+  const open = (): ClientHttp2Session => {
+    const s = connect(port.endpoint);
+    s.on('error', () => undefined);
+    sessions.push(s);
+    return s;
+  };
+
+  beforeAll(async () => {
+    port = await startFixturePort({ maxRequestBytes: 3 * 1024 * 1024 });
+  });
+  afterAll(async () => {
+    for (const s of sessions) s.destroy();
+    await port?.close();
+  });
+
+  it('takes a request and gives a response both far larger than the windows, waiting for window updates', async () => {
+    const s = open();
+    const value = Buffer.alloc(2 * 1024 * 1024);
+    for (let i = 0; i < value.length; i++) value[i] = (i * 31) & 0xff;
+    const put = method(KV, 'Put');
+    const range = method(KV, 'Range');
+    const p = await unary(s, put.path, put.requestSerialize({ key: Buffer.from('big'), value }));
+    expect(p.status).toBe('0');
+    const r = await unary(s, range.path, range.requestSerialize({ key: Buffer.from('big') }));
+    expect(r.status).toBe('0');
+    expect(r.messages).toHaveLength(1);
+    const res = range.responseDeserialize(r.messages[0] as Buffer) as { kvs: { value: Uint8Array }[] };
+    expect(Buffer.from(res.kvs[0]?.value ?? []).equals(value)).toBe(true);
+  });
+
+  it('holds a relayed watch stream the client stops reading, then delivers every event in order', async () => {
+    const s = open();
+    const watch = method(WATCH, 'Watch');
+    const put = method(KV, 'Put');
+    const stream: ClientHttp2Stream = s.request({ ':method': 'POST', ':path': watch.path, 'content-type': 'application/grpc', te: 'trailers' });
+    const reader = new MessageReader();
+    const events: { value: Buffer; rev: string }[] = [];
+    let created = false;
+    stream.on('data', (d: Buffer) => {
+      for (const m of reader.push(d).messages) {
+        const r = watch.responseDeserialize(m) as { created?: boolean; events?: { kv: { value: Uint8Array; modRevision: string } }[] };
+        if (r.created) created = true;
+        for (const e of r.events ?? []) events.push({ value: Buffer.from(e.kv.value), rev: String(e.kv.modRevision) });
+      }
+    });
+    stream.write(frameMessages([watch.requestSerialize({ createRequest: { key: Buffer.from('w') } })]));
+    await until(() => created);
+    stream.pause();
+    const values = [0x61, 0x62, 0x63, 0x64].map((c) => Buffer.alloc(700 * 1024, c));
+    for (const value of values) expect((await unary(s, put.path, put.requestSerialize({ key: Buffer.from('w'), value }))).status).toBe('0');
+    // Nothing read for a while: the server must wait for this client's window, not drop or reorder.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.length).toBeLessThan(values.length);
+    stream.resume();
+    await until(() => events.length === values.length);
+    expect(events.map((e) => e.value[0])).toEqual([0x61, 0x62, 0x63, 0x64]);
+    expect(events.every((e, i) => e.value.equals(values[i] as Buffer))).toBe(true);
+    stream.close();
+  });
+
+  it('keeps serving a connection after the client resets a relayed stream, and answers pings', async () => {
+    const s = open();
+    const watch = method(WATCH, 'Watch');
+    const stream = s.request({ ':method': 'POST', ':path': watch.path, 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.write(frameMessages([watch.requestSerialize({ createRequest: { key: Buffer.from('r') } })]));
+    await new Promise((r) => stream.once('data', r));
+    stream.close(8); // CANCEL
+    const rtt = await new Promise<number>((resolve, reject) => s.ping((err, ms) => (err ? reject(err) : resolve(ms))));
+    expect(rtt).toBeGreaterThanOrEqual(0);
+    const range = method(KV, 'Range');
+    expect((await unary(s, range.path, range.requestSerialize({ key: Buffer.from('r') }))).status).toBe('0');
+  });
+
+  it('ends a connection that breaks the protocol with GOAWAY and the error code', async () => {
+    const cases: [string, Buffer, number][] = [
+      ['DATA on stream 0', frame(0x0, 0, 0, Buffer.from('x')), 0x1],
+      ['an unreadable header block', frame(0x1, 0x4 | 0x1, 1, hex('ff ff ff ff ff')), 0x9],
+      ['a frame above the size it may send', frame(0x0, 0, 1, Buffer.alloc(20_000)), 0x6],
+    ];
+    for (const [what, bad, code] of cases) {
+      const goaway = await rawExchange(port.endpoint, bad);
+      expect(goaway, what).toBeDefined();
+      expect(goaway?.readUInt32BE(4), what).toBe(code);
+    }
+  });
+});
+
+async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function frame(type: number, flags: number, id: number, payload: Buffer): Buffer {
+  const h = Buffer.alloc(9);
+  h.writeUIntBE(payload.length, 0, 3);
+  h[3] = type;
+  h[4] = flags;
+  h.writeUInt32BE(id, 5);
+  return Buffer.concat([h, payload]);
+}
+
+/** Sends the preface, an empty SETTINGS and `bad`; returns the GOAWAY payload the server answers with. */
+function rawExchange(endpoint: string, bad: Buffer): Promise<Buffer | undefined> {
+  const { hostname, port } = new URL(endpoint);
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(Number(port), hostname);
+    let buf = Buffer.alloc(0);
+    let goaway: Buffer | undefined;
+    sock.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      while (buf.length >= 9 && buf.length >= 9 + buf.readUIntBE(0, 3)) {
+        const len = buf.readUIntBE(0, 3);
+        if (buf[3] === 0x7) goaway = Buffer.from(buf.subarray(9, 9 + len));
+        buf = buf.subarray(9 + len);
+      }
+    });
+    sock.on('error', reject);
+    sock.on('close', () => resolve(goaway));
+    sock.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(0x4, 0, 0, Buffer.alloc(0)), bad]));
+  });
+}
