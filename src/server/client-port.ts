@@ -13,6 +13,8 @@ import { createEtcdGrpc } from './etcd-grpc.js';
 import { createClientHttp } from './client-http.js';
 import { replayIntoSocket, routeH2, sniff } from './connection-mux.js';
 import { duplexPair, serveH2Front } from './h2-front.js';
+import type { H2FrontConnection } from './h2-front.js';
+import { KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS } from './etcd-grpc.js';
 
 export interface ClientTlsOptions {
   readonly certFile: string;
@@ -35,6 +37,8 @@ export interface ClientPortOptions {
   readonly setpointVersion?: string;
   /** Serve the hot KV calls off the HTTP/2 stream (grpc-fast-unary.ts); default true. Tests turn it off to compare. */
   readonly fastUnary?: boolean;
+  /** Server keepalive, etcd's 2 h / 20 s unless given (tests shorten it). */
+  readonly keepalive?: { readonly timeMs: number; readonly timeoutMs: number };
 }
 
 export interface ClientPort {
@@ -50,6 +54,9 @@ interface ListenUrl {
   readonly host: string;
   readonly port: number;
 }
+
+/** How long a stopping port waits for fast calls in flight before it goes on closing. */
+const FRONT_DRAIN_MS = 1000;
 
 function parseListenUrl(raw: string): ListenUrl {
   const u = new URL(raw);
@@ -119,6 +126,7 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     ...(opts.setpointVersion ? { setpointVersion: opts.setpointVersion } : {}),
   });
   const sockets = new Set<Socket>();
+  const fronts = new Set<H2FrontConnection>();
   // With the fast path on, HTTP/2 connections meet the port's own server (h2-front.ts), which relays what
   // it does not serve to grpc-js; turned off, they go to grpc-js directly.
   const front =
@@ -128,6 +136,8 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
           fast: grpc.fastMethods,
           maxReceive: grpc.maxReceiveBytes,
           log,
+          keepaliveTimeMs: opts.keepalive?.timeMs ?? KEEPALIVE_TIME_MS,
+          keepaliveTimeoutMs: opts.keepalive?.timeoutMs ?? KEEPALIVE_TIMEOUT_MS,
           backend: () => {
             const [ours, grpcs] = duplexPair();
             grpc.injectConnection(grpcs);
@@ -143,7 +153,9 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     sock.once('close', () => sockets.delete(sock));
     sniff(sock, (protocol, head) => {
       if (protocol === 'h2' && front) {
-        serveH2Front(sock, head, front);
+        const conn = serveH2Front(sock, head, front);
+        fronts.add(conn);
+        sock.once('close', () => fronts.delete(conn));
       } else if (protocol === 'h2') {
         routeH2(sock, head, { direct: (s) => grpc.injectConnection(s), relay: (conn) => grpc.injectConnection(conn) });
       } else {
@@ -188,6 +200,11 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
       closing ??= (async () => {
         const stopped = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
         http.closeIdleConnections();
+        // GOAWAY to every HTTP/2 client, so new calls go elsewhere while the ones in flight get their answers.
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise((r) => (timer = setTimeout(r, FRONT_DRAIN_MS)));
+        await Promise.race([Promise.all([...fronts].map((f) => f.goaway())), grace]);
+        clearTimeout(timer);
         await grpc.close();
         http.closeAllConnections();
         for (const sock of sockets) sock.destroy();

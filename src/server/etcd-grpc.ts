@@ -55,12 +55,15 @@ export interface EtcdGrpc {
  * grpc-js does not police how often clients ping, so etcdctl's 2 s keepalive pings never earn a GOAWAY
  * too_many_pings; permit_without_calls states the intent for grpc-js versions that may.
  */
+export const KEEPALIVE_TIME_MS = 2 * 60 * 60 * 1000;
+export const KEEPALIVE_TIMEOUT_MS = 20 * 1000;
+
 function serverOptions(maxReceiveBytes: number): ChannelOptions {
   return {
     'grpc.max_receive_message_length': maxReceiveBytes,
     'grpc.max_send_message_length': -1,
-    'grpc.keepalive_time_ms': 2 * 60 * 60 * 1000,
-    'grpc.keepalive_timeout_ms': 20 * 1000,
+    'grpc.keepalive_time_ms': KEEPALIVE_TIME_MS,
+    'grpc.keepalive_timeout_ms': KEEPALIVE_TIMEOUT_MS,
     'grpc.keepalive_permit_without_calls': 1,
     // Nothing reads channelz, and it costs bookkeeping on every call. Off, grpc-js's forceShutdown no longer
     // finds the connections to cut, so close() destroys them itself.

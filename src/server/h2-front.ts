@@ -61,6 +61,8 @@ const MAX_RECEIVE_FRAME = 16_384;
 const MAX_HEADER_BLOCK = 256 * 1024;
 /** A relayed response stops reading from grpc-js while this much waits for the client's window. */
 const RELAY_HIGH_WATER = 1024 * 1024;
+/** DATA waits, whatever the windows say, while this much is still to be written to a slow socket. */
+const SOCKET_HIGH_WATER = 4 * 1024 * 1024;
 
 /** Pre-encoded header blocks for the answers the fast path gives most. */
 const OK_HEADERS_BLOCK = encodeHeaders(headerPairs(RESPONSE_HEADERS));
@@ -119,17 +121,32 @@ export interface H2FrontOptions {
   /** A new in-memory connection into grpc-js's server (its injector), for relayed calls. */
   readonly backend: () => Duplex;
   readonly log: Logger;
+  /** After this long without a frame from the client, PING it (etcd's --grpc-keepalive-interval, 2 h)... */
+  readonly keepaliveTimeMs: number;
+  /** ...and close the connection if the answer takes longer than this (--grpc-keepalive-timeout, 20 s). */
+  readonly keepaliveTimeoutMs: number;
+}
+
+/** A served connection, as the client port sees it when it stops. */
+export interface H2FrontConnection {
+  /**
+   * Sends GOAWAY (no new streams; those already open go on) and resolves once no fast call is left
+   * unanswered. Relayed streams (watches, keep-alives) are grpc-js's to end.
+   */
+  goaway(): Promise<void>;
 }
 
 /**
  * Serves one client connection that opened with the HTTP/2 preface. `head` holds the bytes already read
  * (the preface at least); the socket must be paused.
  */
-export function serveH2Front(sock: Socket, head: Buffer, opts: H2FrontOptions): void {
-  new H2Front(sock, opts).start(head);
+export function serveH2Front(sock: Socket, head: Buffer, opts: H2FrontOptions): H2FrontConnection {
+  const front = new H2Front(sock, opts);
+  front.start(head);
+  return front;
 }
 
-class H2Front {
+class H2Front implements H2FrontConnection {
   private buf: Buffer = Buffer.alloc(0);
   private prefaceLeft = PREFACE_LEN;
   private readonly streams = new Map<number, FrontStream>();
@@ -151,6 +168,11 @@ class H2Front {
   private flushing = false;
   private closed = false;
   private backend: ClientHttp2Session | undefined;
+  /** Whether a frame came in since the keepalive timer last looked. */
+  private heard = false;
+  private keepalive: NodeJS.Timeout | undefined;
+  private goingAway = false;
+  private drained: (() => void)[] = [];
 
   constructor(
     private readonly sock: Socket,
@@ -162,14 +184,49 @@ class H2Front {
     this.sock.on('data', (chunk: Buffer) => this.onData(chunk));
     this.sock.on('error', () => this.sock.destroy());
     this.sock.on('close', () => this.onClose());
+    this.sock.on('drain', () => this.drainBlocked());
     this.onData(head);
     this.sock.resume();
+    this.keepalive = setTimeout(() => this.checkAlive(), this.opts.keepaliveTimeMs).unref();
+  }
+
+  /** Keepalive: a connection silent for keepaliveTimeMs gets a PING and keepaliveTimeoutMs to answer it. */
+  private checkAlive(): void {
+    if (this.closed) return;
+    if (this.heard) {
+      this.heard = false;
+      this.keepalive = setTimeout(() => this.checkAlive(), this.opts.keepaliveTimeMs).unref();
+      return;
+    }
+    this.frame(T_PING, 0, 0, Buffer.alloc(8));
+    this.keepalive = setTimeout(() => {
+      if (this.heard) return this.checkAlive();
+      this.opts.log.debug('client did not answer a keepalive PING: closing its connection');
+      this.sock.destroy();
+    }, this.opts.keepaliveTimeoutMs).unref();
+  }
+
+  goaway(): Promise<void> {
+    if (!this.goingAway && !this.closed) {
+      this.goingAway = true;
+      this.frame(T_GOAWAY, 0, 0, goawayPayload(this.lastStreamId, E_NO_ERROR, ''));
+      this.flush(); // now: the port may destroy the socket before the next turn
+    }
+    return this.pendingCalls() === 0 ? Promise.resolve() : new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  private pendingCalls(): number {
+    if (this.closed) return 0;
+    let n = 0;
+    for (const st of this.streams.values()) if (st.call && !st.localEnded) n++;
+    return n;
   }
 
   // ---- reading ----
 
   private onData(chunk: Buffer): void {
     if (this.closed) return;
+    this.heard = true;
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     try {
       if (this.prefaceLeft > 0) {
@@ -316,6 +373,7 @@ class H2Front {
       if (id % 2 === 0) throw new ConnectionError(E_PROTOCOL, 'even stream id from a client');
       return; // trailers on a stream already closed here
     }
+    if (this.goingAway) return; // past the GOAWAY's last stream id: the client retries it elsewhere
     this.lastStreamId = id;
     this.openStream(id, fields, endStream);
   }
@@ -535,7 +593,7 @@ class H2Front {
   private pump(st: FrontStream): void {
     while (st.queued > 0) {
       const room = Math.min(st.sendWindow, this.connSendWindow, this.peerMaxFrame);
-      if (room <= 0) {
+      if (room <= 0 || this.outBytes + this.sock.writableLength > SOCKET_HIGH_WATER) {
         this.blocked.add(st);
         return;
       }
@@ -567,7 +625,7 @@ class H2Front {
 
   private drainBlocked(): void {
     for (const st of [...this.blocked]) {
-      if (this.connSendWindow <= 0) return;
+      if (this.connSendWindow <= 0 || this.outBytes + this.sock.writableLength > SOCKET_HIGH_WATER) return;
       this.pump(st);
     }
   }
@@ -585,6 +643,7 @@ class H2Front {
 
   private maybeForget(st: FrontStream): void {
     if (st.localEnded && st.remoteEnded) this.forget(st);
+    else if (this.drained.length > 0 && this.pendingCalls() === 0) this.wakeDrained();
   }
 
   private forget(st: FrontStream): void {
@@ -592,6 +651,13 @@ class H2Front {
     this.blocked.delete(st);
     st.queue.length = 0;
     st.queued = 0;
+    if (this.drained.length > 0 && this.pendingCalls() === 0) this.wakeDrained();
+  }
+
+  private wakeDrained(): void {
+    const waiting = this.drained;
+    this.drained = [];
+    for (const resolve of waiting) resolve();
   }
 
   private scheduleFlush(): void {
@@ -638,11 +704,7 @@ class H2Front {
   /** A connection error: GOAWAY with the code, then the connection closes. */
   private fail(code: number, message: string): void {
     this.opts.log.debug({ code, message }, 'HTTP/2 connection error');
-    const b = Buffer.allocUnsafe(8 + Buffer.byteLength(message));
-    b.writeUInt32BE(this.lastStreamId, 0);
-    b.writeUInt32BE(code, 4);
-    b.write(message, 8, 'latin1');
-    this.frame(T_GOAWAY, 0, 0, b);
+    this.frame(T_GOAWAY, 0, 0, goawayPayload(this.lastStreamId, code, message));
     this.flush();
     this.closed = true;
     this.sock.end();
@@ -651,6 +713,8 @@ class H2Front {
 
   private onClose(): void {
     this.closed = true;
+    if (this.keepalive) clearTimeout(this.keepalive);
+    this.wakeDrained();
     for (const st of this.streams.values()) {
       st.call?.stop();
       if (st.relay && !st.relay.closed) st.relay.close(E_CANCEL);
@@ -662,6 +726,14 @@ class H2Front {
     this.backend = undefined;
     backend?.destroy();
   }
+}
+
+function goawayPayload(lastStreamId: number, code: number, message: string): Buffer {
+  const b = Buffer.allocUnsafe(8 + Buffer.byteLength(message, 'latin1'));
+  b.writeUInt32BE(lastStreamId, 0);
+  b.writeUInt32BE(code, 4);
+  b.write(message, 8, 'latin1');
+  return b;
 }
 
 /** Two Duplex ends joined in memory: what one writes, the other reads, with backpressure. */

@@ -220,3 +220,38 @@ function rawExchange(endpoint: string, bad: Buffer): Promise<Buffer | undefined>
     sock.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(0x4, 0, 0, Buffer.alloc(0)), bad]));
   });
 }
+
+describe('the client port HTTP/2 server, stopping and keepalive', () => {
+  it('sends GOAWAY with NO_ERROR to its clients when the port closes', async () => {
+    const port = await startFixturePort();
+    const s = connect(port.endpoint);
+    s.on('error', () => undefined);
+    try {
+      const range = method(KV, 'Range');
+      expect((await unary(s, range.path, range.requestSerialize({ key: Buffer.from('a') }))).status).toBe('0');
+      const goaway = new Promise<number>((resolve) => s.once('goaway', (code: number) => resolve(code)));
+      await port.close();
+      expect(await goaway).toBe(0);
+    } finally {
+      s.destroy();
+    }
+  });
+
+  it('pings a silent client and drops it when the PING goes unanswered', async () => {
+    const port = await startFixturePort({ keepalive: { timeMs: 100, timeoutMs: 100 } });
+    try {
+      const { hostname, port: p } = new URL(port.endpoint);
+      const sock = net.connect(Number(p), hostname);
+      const seen: number[] = [];
+      sock.on('data', (d: Buffer) => {
+        for (let at = 0; at + 9 <= d.length; at += 9 + d.readUIntBE(at, 3)) seen.push(d[at + 3] as number);
+      });
+      sock.on('error', () => undefined);
+      sock.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(0x4, 0, 0, Buffer.alloc(0))]));
+      await new Promise((r) => sock.once('close', r));
+      expect(seen).toContain(0x6); // the PING it did not answer
+    } finally {
+      await port.close();
+    }
+  });
+});
