@@ -111,6 +111,8 @@ interface FrontStream {
   relay?: ClientHttp2Stream;
   /** Stream-window bytes the client used that this side has not given back yet. */
   toReturn: number;
+  /** What the client may still send on this stream before a WINDOW_UPDATE. */
+  recvWindow: number;
 }
 
 export interface H2FrontOptions {
@@ -159,6 +161,8 @@ class H2Front implements H2FrontConnection {
   private connSendWindow = DEFAULT_WINDOW;
   /** Connection-window bytes the client used that this side has not given back yet. */
   private connToReturn = 0;
+  /** What the client may still send on the connection before a WINDOW_UPDATE. */
+  private connRecvWindow = DEFAULT_WINDOW;
   /** Streams with data waiting for window, in the order they started waiting. */
   private readonly blocked = new Set<FrontStream>();
   private out: Buffer[] = [];
@@ -301,7 +305,10 @@ class H2Front implements H2FrontConnection {
 
   private onDataFrame(flags: number, id: number, p: Buffer): void {
     if (id === 0) throw new ConnectionError(E_PROTOCOL, 'DATA on stream 0');
-    // Flow control counts the whole payload, padding included.
+    // Flow control counts the whole payload, padding included. A client that sends past a window
+    // this side announced breaks the protocol (RFC 9113 §6.9.1).
+    this.connRecvWindow -= p.length;
+    if (this.connRecvWindow < 0) throw new ConnectionError(E_FLOW_CONTROL, 'DATA past the connection window');
     this.connToReturn += p.length;
     this.scheduleFlush();
     const st = this.streams.get(id);
@@ -311,6 +318,8 @@ class H2Front implements H2FrontConnection {
       if (id > this.lastStreamId) throw new ConnectionError(E_PROTOCOL, 'DATA on an idle stream');
       return; // a stream this side already closed: dropped
     }
+    st.recvWindow -= p.length;
+    if (st.recvWindow < 0) return this.resetStream(st, E_FLOW_CONTROL);
     if (end) st.remoteEnded = true;
     if (st.relay) {
       const relay = st.relay;
@@ -389,6 +398,7 @@ class H2Front implements H2FrontConnection {
       remoteEnded: endStream,
       localEnded: false,
       toReturn: 0,
+      recvWindow: DEFAULT_WINDOW,
     };
     this.streams.set(id, st);
     const headers: IncomingHttpHeaders = {};
@@ -672,11 +682,15 @@ class H2Front implements H2FrontConnection {
     this.flushing = true;
     if (this.connToReturn > 0) {
       this.windowUpdate(0, this.connToReturn);
+      this.connRecvWindow += this.connToReturn;
       this.connToReturn = 0;
     }
     for (const st of this.streams.values()) {
       if (st.toReturn > 0) {
-        if (!st.remoteEnded) this.windowUpdate(st.id, st.toReturn);
+        if (!st.remoteEnded) {
+          this.windowUpdate(st.id, st.toReturn);
+          st.recvWindow += st.toReturn;
+        }
         st.toReturn = 0;
       }
     }

@@ -6,12 +6,14 @@
 import { connect } from 'node:http2';
 import type { ClientHttp2Session, ClientHttp2Stream } from 'node:http2';
 import net from 'node:net';
+import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdServiceDefinition } from '../../src/server/etcd-proto.js';
 import { frameMessages, MessageReader } from '../../src/server/grpc-coalesce.js';
 import { HpackDecoder, HpackError, encodeHeaders } from '../../src/server/hpack.js';
 import type { FixturePort } from './helpers/client-port-harness.js';
-import { startFixturePort } from './helpers/client-port-harness.js';
+import { startFixturePort, testLogger } from './helpers/client-port-harness.js';
+import { duplexPair, serveH2Front } from '../../src/server/h2-front.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -169,17 +171,59 @@ describe('the client port serving HTTP/2 itself', () => {
     expect((await unary(s, range.path, range.requestSerialize({ key: Buffer.from('r') }))).status).toBe('0');
   });
 
+  it('relays more long-lived streams on one connection than an HTTP/2 client assumes before SETTINGS (100)', async () => {
+    const s = open();
+    const watch = method(WATCH, 'Watch');
+    const streams = Array.from({ length: 150 }, (_, i) => {
+      const st = s.request({ ':method': 'POST', ':path': watch.path, 'content-type': 'application/grpc', te: 'trailers' });
+      st.on('error', () => undefined);
+      st.write(frameMessages([watch.requestSerialize({ createRequest: { key: Buffer.from(`many/${i}`) } })]));
+      return st;
+    });
+    await Promise.all(streams.map((st) => new Promise((r) => st.once('data', r))));
+    for (const st of streams) st.close(8);
+  });
+
   it('ends a connection that breaks the protocol with GOAWAY and the error code', async () => {
     const cases: [string, Buffer, number][] = [
       ['DATA on stream 0', frame(0x0, 0, 0, Buffer.from('x')), 0x1],
       ['an unreadable header block', frame(0x1, 0x4 | 0x1, 1, hex('ff ff ff ff ff')), 0x9],
       ['a frame above the size it may send', frame(0x0, 0, 1, Buffer.alloc(20_000)), 0x6],
+
     ];
     for (const [what, bad, code] of cases) {
       const goaway = await rawExchange(port.endpoint, bad);
       expect(goaway, what).toBeDefined();
       expect(goaway?.readUInt32BE(4), what).toBe(code);
     }
+  });
+});
+
+describe('the HTTP/2 server on bytes handed to it at once', () => {
+  it('ends a connection whose client sends past the connection window it was given', () => {
+    // All of it arrives in one read, so no window update can go out in between.
+    const written: Buffer[] = [];
+    const sock = new Duplex({ read() {}, write(chunk: Buffer, _e, cb) { written.push(chunk); cb(); } });
+    const head = Buffer.concat([
+      Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+      frame(0x4, 0, 0, Buffer.alloc(0)),
+      frame(0x1, 0x4, 1, encodeHeaders([[':method', 'POST'], [':path', '/x'], ['content-type', 'application/grpc']])),
+      ...Array.from({ length: 5 }, () => frame(0x0, 0, 1, Buffer.alloc(16_000))),
+    ]);
+    serveH2Front(sock as unknown as net.Socket, head, {
+      fast: new Map(),
+      maxReceive: 1024,
+      log: testLogger(),
+      keepaliveTimeMs: 60_000,
+      keepaliveTimeoutMs: 60_000,
+      backend: () => duplexPair()[0],
+    });
+    const out = Buffer.concat(written);
+    const frames: [number, Buffer][] = [];
+    for (let at = 0; at + 9 <= out.length; at += 9 + out.readUIntBE(at, 3)) frames.push([out[at + 3] as number, out.subarray(at + 9, at + 9 + out.readUIntBE(at, 3))]);
+    const goaway = frames.find(([type]) => type === 0x7)?.[1];
+    expect(goaway?.readUInt32BE(4)).toBe(0x3); // FLOW_CONTROL_ERROR
+    sock.destroy();
   });
 });
 
