@@ -79,7 +79,8 @@ export function statusError(s: WireStatus): Error & WireStatus {
   return Object.assign(new Error(s.details), s);
 }
 
-function varintLen(n: number): number {
+/** Bytes of a protobuf varint. */
+export function varintLen(n: number): number {
   let len = 1;
   while (n >= 128) {
     n = Math.floor(n / 128);

@@ -6,6 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { Metadata } from '@grpc/grpc-js';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import type { Message } from '../raft/types.js';
+import { PeerCodecError } from './peer-codec.js';
+import type { DecodedMessage } from './peer-wire.js';
+import { decodeMessageBatch, encodeMessageBatch } from './peer-wire.js';
 
 /** Metadata keys (lower case, as HTTP/2 requires). Values are uint64 in decimal. */
 export const MD_FROM = 'setpoint-from';
@@ -82,6 +86,23 @@ export interface WireMessageBatch {
   messages: WireMessage[];
 }
 
+/**
+ * What the Send stream carries, in the core's types (peer-wire.ts encodes and decodes it by hand): the
+ * sender gives Messages; the receiver gets each Message, or the PeerCodecError that kept it out.
+ */
+export interface SendBatch {
+  readonly messages: readonly DecodedMessage[];
+}
+
+function serializeSendBatch(b: SendBatch): Buffer {
+  for (const m of b.messages) if (m instanceof PeerCodecError) throw m;
+  return encodeMessageBatch(b.messages as readonly Message[]);
+}
+
+function deserializeSendBatch(buf: Buffer): SendBatch {
+  return { messages: decodeMessageBatch(buf) };
+}
+
 export interface WireSendSummary {
   batches: number;
   messages: number;
@@ -126,7 +147,9 @@ export type Empty = Record<string, never>;
 
 /** The Peer service: one method definition per RPC, typed with the shapes above. */
 export interface PeerService {
-  readonly send: MethodDefinition<WireMessageBatch, WireSendSummary>;
+  readonly send: MethodDefinition<SendBatch, WireSendSummary>;
+  /** Send as protobufjs encodes it from raft.proto: what peer-wire.ts is tested against. */
+  readonly sendProtobuf: MethodDefinition<WireMessageBatch, WireSendSummary>;
   readonly snapshot: MethodDefinition<WireSnapshotChunk, Empty>;
   readonly leaseKeepAlive: MethodDefinition<WireLeaseKeepAliveRequest, WireLeaseKeepAliveResponse>;
   readonly leaseTimeToLive: MethodDefinition<WireLeaseTimeToLiveRequest, WireLeaseTimeToLiveResponse>;
@@ -167,15 +190,22 @@ export function peerService(): PeerService {
     if (!m) throw new Error(`peer transport: raft.proto has no method Peer.${name}`);
     return m;
   };
+  const sendProtobuf = method<WireMessageBatch, WireSendSummary>('Send');
+  const send: MethodDefinition<SendBatch, WireSendSummary> = {
+    ...sendProtobuf,
+    requestSerialize: serializeSendBatch,
+    requestDeserialize: deserializeSendBatch,
+  };
   cached = {
-    send: method('Send'),
+    send,
+    sendProtobuf,
     snapshot: method('Snapshot'),
     leaseKeepAlive: method('LeaseKeepAlive'),
     leaseTimeToLive: method('LeaseTimeToLive'),
     memberPromote: method('MemberPromote'),
     probe: method('Probe'),
     members: method('Members'),
-    definition,
+    definition: { ...definition, Send: send },
   };
   return cached;
 }

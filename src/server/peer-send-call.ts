@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { frameMessages, MessageReader } from './grpc-coalesce.js';
 import { first, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, servable, statusTrailers } from './grpc-fast-unary.js';
 import { peerService } from './peer-proto.js';
-import type { WireMessageBatch, WireSendSummary } from './peer-proto.js';
+import type { SendBatch, WireSendSummary } from './peer-proto.js';
 
 /** A failed end of a call: a gRPC status, with trailing metadata (a refusal's code) if any. */
 export type SendFailure = Partial<ServiceError>;
@@ -28,7 +28,7 @@ export interface SendCall {
   /** Ends the call with the summary, or with a failure. Only the first end counts. */
   end(result: WireSendSummary | SendFailure): void;
   /** Each batch as it arrives; then `ended` when the sender closes its side, or `cancelled` if the call breaks. */
-  listen(on: { batch(b: WireMessageBatch): void; ended(): void; cancelled(): void }): void;
+  listen(on: { batch(b: SendBatch): void; ended(): void; cancelled(): void }): void;
 }
 
 const isFailure = (r: WireSendSummary | SendFailure): r is SendFailure => 'code' in r;
@@ -42,7 +42,7 @@ export function headerOf(md: Metadata): (key: string) => string | undefined {
 }
 
 /** The grpc-js form. */
-export function grpcSendCall(call: ServerReadableStream<WireMessageBatch, WireSendSummary>, callback: sendUnaryData<WireSendSummary>): SendCall {
+export function grpcSendCall(call: ServerReadableStream<SendBatch, WireSendSummary>, callback: sendUnaryData<WireSendSummary>): SendCall {
   call.on('error', () => {});
   return {
     header: headerOf(call.metadata),
@@ -55,7 +55,7 @@ export function grpcSendCall(call: ServerReadableStream<WireMessageBatch, WireSe
       else callback(null, result);
     },
     listen(on) {
-      call.on('data', (b: WireMessageBatch) => on.batch(b));
+      call.on('data', (b: SendBatch) => on.batch(b));
       call.on('end', () => on.ended());
       call.on('cancelled', () => on.cancelled());
     },
@@ -140,7 +140,7 @@ export class H2SendCall implements SendCall {
     // As grpc-js: the compressed flag is ignored when the call's encoding is identity (servableSend).
     const { messages, tooLarge } = this.reader.push(chunk);
     for (const m of messages) {
-      let batch: WireMessageBatch;
+      let batch: SendBatch;
       try {
         batch = peerService().send.requestDeserialize(m);
       } catch {

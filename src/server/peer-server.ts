@@ -12,12 +12,12 @@ import type {
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Logger } from 'pino';
 import { EtcdError } from '../kv/errors.js';
-import type { Message, NodeId } from '../raft/types.js';
+import type { NodeId } from '../raft/types.js';
 import type { InboundHandlers } from './transport-api.js';
 import { interceptStreams } from './grpc-fast-unary.js';
 import { grpcSendCall, H2SendCall, headerOf, servableSend } from './peer-send-call.js';
 import type { SendCall } from './peer-send-call.js';
-import { memberToWire, messageFromWire, plainBytes } from './peer-codec.js';
+import { memberToWire, messageFromWire, PeerCodecError, plainBytes } from './peer-codec.js';
 import { serverOptions } from './peer-channel.js';
 import type { PeerTimings } from './peer-channel.js';
 import { parsePeerUrl, serverCredentials } from './peer-credentials.js';
@@ -33,7 +33,7 @@ import type {
   WireLeaseTimeToLiveResponse,
   WireMemberPromoteRequest,
   WireMemberPromoteResponse,
-  WireMessageBatch,
+  SendBatch,
   WireSendSummary,
   WireSnapshotChunk,
 } from './peer-proto.js';
@@ -178,7 +178,7 @@ export class PeerServer {
     return undefined;
   }
 
-  private onSend(call: ServerReadableStream<WireMessageBatch, WireSendSummary>, callback: sendUnaryData<WireSendSummary>): void {
+  private onSend(call: ServerReadableStream<SendBatch, WireSendSummary>, callback: sendUnaryData<WireSendSummary>): void {
     this.openSend(grpcSendCall(call, callback));
   }
 
@@ -219,15 +219,12 @@ export class PeerServer {
   }
 
   /** Hands a batch's messages to the member, one by one; one it cannot take does not end the stream. */
-  private deliver(from: NodeId, stats: InboundStats, batch: WireMessageBatch): void {
-    for (const w of batch.messages) {
+  private deliver(from: NodeId, stats: InboundStats, batch: SendBatch): void {
+    for (const m of batch.messages) {
       stats.messages++;
-      let m: Message;
-      try {
-        m = messageFromWire(w);
-      } catch (err) {
+      if (m instanceof PeerCodecError) {
         stats.failures++;
-        this.opts.warnOnce(`undecodable:${from}`, { from, err: (err as Error).message }, 'dropped an undecodable peer message');
+        this.opts.warnOnce(`undecodable:${from}`, { from, err: m.message }, 'dropped an undecodable peer message');
         continue;
       }
       if (m.type === 'snap') {

@@ -6,14 +6,14 @@
 import type { Client, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../raft/types.js';
-import { approxMessageBytes, messageToWire } from './peer-codec.js';
+import { approxMessageBytes } from './peer-codec.js';
 import type { PeerTimings } from './peer-channel.js';
 import { backoffDelay } from './peer-channel.js';
 import type { PeerUrl } from './peer-credentials.js';
 import { refusalMessage, refusalOf } from './peer-errors.js';
 import type { PeerRefusalCode } from './peer-errors.js';
 import { callMetadata, MESSAGE_BATCH_BYTES, peerService } from './peer-proto.js';
-import type { WireMessage, WireMessageBatch, WireSendSummary } from './peer-proto.js';
+import type { SendBatch, WireSendSummary } from './peer-proto.js';
 
 export interface PeerStreamLimits {
   /** etcd's stream buffer is 4096 messages; beyond it messages are dropped and the peer reported. */
@@ -72,7 +72,7 @@ export class PeerStream {
   private head = 0;
   private queuedBytes = 0;
   private client: Client | undefined;
-  private call: ClientWritableStream<WireMessageBatch> | undefined;
+  private call: ClientWritableStream<SendBatch> | undefined;
   private writing = false;
   private flushScheduled = false;
   /** Bumped whenever the current call is torn down, so late callbacks of an old call are ignored. */
@@ -164,7 +164,7 @@ export class PeerStream {
     const md = callMetadata(this.deps.self, this.deps.peer, this.deps.clusterId);
     this.client = client;
     this.state = 'connecting';
-    this.call = client.makeClientStreamRequest<WireMessageBatch, WireSendSummary>(
+    this.call = client.makeClientStreamRequest<SendBatch, WireSendSummary>(
       svc.path,
       svc.requestSerialize,
       svc.responseDeserialize,
@@ -276,13 +276,13 @@ export class PeerStream {
   private flush(): void {
     const call = this.call;
     if (this.writing || !call || this.queued === 0) return;
-    const batch: WireMessage[] = [];
+    const batch: Message[] = [];
     let bytes = 0;
     while (this.head < this.queue.length) {
       const m = this.queue[this.head] as Message;
       const size = approxMessageBytes(m);
       if (batch.length > 0 && bytes + size > this.deps.limits.batchBytes) break;
-      batch.push(messageToWire(m));
+      batch.push(m);
       bytes += size;
       this.queue[this.head++] = undefined;
     }

@@ -5,7 +5,7 @@ import { messageFromWire, messageToWire, PeerCodecError } from '../../src/server
 import { peerService } from '../../src/server/peer-proto.js';
 import type { WireMessage } from '../../src/server/peer-proto.js';
 
-const roundTrip = (w: WireMessage) => peerService().send.requestDeserialize(peerService().send.requestSerialize({ messages: [w] })).messages[0] as WireMessage;
+const roundTrip = (w: WireMessage) => peerService().sendProtobuf.requestDeserialize(peerService().sendProtobuf.requestSerialize({ messages: [w] })).messages[0] as WireMessage;
 
 describe('peer codec', () => {
   it('survives the wire with every message type and a snapshot', () => {

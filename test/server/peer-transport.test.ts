@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EtcdError } from '../../src/kv/errors.js';
 import type { Message } from '../../src/raft/types.js';
 import { msg } from '../../src/raft/types.js';
-import { messageToWire } from '../../src/server/peer-codec.js';
 import { PeerError } from '../../src/server/peer-errors.js';
 import { MAX_GRPC_MESSAGE_BYTES, MD_CLUSTER_ID, MD_FROM, MD_TO, peerService } from '../../src/server/peer-proto.js';
 import { app, CLUSTER, FakeMember, Harness, heartbeat, waitFor } from './helpers/peer-harness.js';
@@ -199,7 +198,7 @@ describe.each([
         message: `Received message larger than max (${MAX_GRPC_MESSAGE_BYTES + 1} vs ${MAX_GRPC_MESSAGE_BYTES})`,
       });
       expect(await rawSend(b.url, frame(0, Buffer.from([0xff, 0xff, 0xff])))).toEqual({ status: String(status.INTERNAL), message: 'Error deserializing request' });
-      const batch = Buffer.from(peerService().send.requestSerialize({ messages: [messageToWire(heartbeat(1, 2, 5))] }));
+      const batch = Buffer.from(peerService().send.requestSerialize({ messages: [heartbeat(1, 2, 5)] }));
       expect(await rawSend(b.url, frame(1, batch))).toEqual({ status: String(status.OK), message: 'OK' });
       expect(b.member.received.map((m) => m.commit)).toEqual([5]);
     });
