@@ -4,7 +4,7 @@
 // authority may not hold ('/' here). So before the bytes reach Node, this rewrites such an :authority in
 // the client's HEADERS frames, character for character ('/' → '_'), keeping the value's length so both
 // sides' HPACK dynamic tables keep the same sizes. Everything else passes through untouched.
-import { huffmanDecode } from './hpack-huffman.js';
+import { encodeInt, readInt, readString } from './hpack.js';
 
 const PREFACE_LEN = 24;
 export const FRAME_HEADER_LEN = 9;
@@ -24,53 +24,6 @@ for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-
 function validAuthority(v: Uint8Array): boolean {
   for (const c of v) if (!VALID[c]) return false;
   return true;
-}
-
-/** An HPACK integer with an N-bit prefix (RFC 7541 §5.1): its value and the offset after it. */
-function readInt(b: Uint8Array, pos: number, prefixBits: number): { value: number; next: number } | undefined {
-  const max = (1 << prefixBits) - 1;
-  if (pos >= b.length) return undefined;
-  let value = (b[pos] as number) & max;
-  pos++;
-  if (value < max) return { value, next: pos };
-  let shift = 0;
-  for (;;) {
-    if (pos >= b.length || shift > 28) return undefined;
-    const byte = b[pos] as number;
-    pos++;
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-    if ((byte & 0x80) === 0) return { value, next: pos };
-  }
-}
-
-function writeInt(value: number, prefixBits: number, firstBits: number): Buffer {
-  const max = (1 << prefixBits) - 1;
-  if (value < max) return Buffer.from([firstBits | value]);
-  const out = [firstBits | max];
-  value -= max;
-  while (value >= 128) {
-    out.push((value % 128) + 128);
-    value = Math.floor(value / 128);
-  }
-  out.push(value);
-  return Buffer.from(out);
-}
-
-interface HpackString {
-  readonly start: number;
-  readonly next: number;
-  readonly value: Buffer;
-}
-
-function readString(b: Uint8Array, pos: number): HpackString | undefined {
-  if (pos >= b.length) return undefined;
-  const huffman = ((b[pos] as number) & 0x80) !== 0;
-  const len = readInt(b, pos, 7);
-  if (!len || len.next + len.value > b.length) return undefined;
-  const raw = b.subarray(len.next, len.next + len.value);
-  const value = huffman ? huffmanDecode(raw) : Buffer.from(raw);
-  return value ? { start: pos, next: len.next + len.value, value } : undefined;
 }
 
 /**
@@ -104,7 +57,7 @@ export function fixAuthority(block: Uint8Array): Buffer | undefined {
     pos = value.next;
     if (!isAuthority || validAuthority(value.value)) continue;
     const fixed = Buffer.from(value.value.map((c) => (VALID[c] ? c : 0x5f)));
-    parts.push(Buffer.from(block.subarray(copied, value.start)), writeInt(fixed.length, 7, 0), fixed);
+    parts.push(Buffer.from(block.subarray(copied, value.start)), encodeInt(fixed.length, 7, 0), fixed);
     copied = value.next;
   }
   if (parts.length === 0) return undefined;

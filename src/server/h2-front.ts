@@ -21,6 +21,7 @@ import type { Logger } from 'pino';
 import type { WireStatus } from './grpc-edge.js';
 import type { FastUnaryMethod, UnaryAnswer } from './grpc-fast-unary.js';
 import { FastCall, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, servable, statusTrailers } from './grpc-fast-unary.js';
+import { HTTP2_PREFACE } from './connection-mux.js';
 import { HpackDecoder, HpackError, encodeHeaders } from './hpack.js';
 import type { HeaderList } from './hpack.js';
 
@@ -51,7 +52,6 @@ const E_COMPRESSION = 0x9;
 const S_INITIAL_WINDOW_SIZE = 0x4;
 const S_MAX_FRAME_SIZE = 0x5;
 
-const PREFACE_LEN = 24;
 const HEADER_LEN = 9;
 const DEFAULT_WINDOW = 65_535;
 const MAX_WINDOW = 2 ** 31 - 1;
@@ -150,7 +150,7 @@ export function serveH2Front(sock: Socket, head: Buffer, opts: H2FrontOptions): 
 
 class H2Front implements H2FrontConnection {
   private buf: Buffer = Buffer.alloc(0);
-  private prefaceLeft = PREFACE_LEN;
+  private prefaceLeft = HTTP2_PREFACE.length;
   private readonly streams = new Map<number, FrontStream>();
   private lastStreamId = 0;
   private readonly decoder = new HpackDecoder();
@@ -414,7 +414,7 @@ class H2Front implements H2FrontConnection {
       if (endStream) st.call.onEnd();
       return;
     }
-    this.relay(st, fields, endStream);
+    this.relay(st, headers, endStream);
   }
 
   private onReset(id: number, code: number): void {
@@ -498,16 +498,15 @@ class H2Front implements H2FrontConnection {
     return session;
   }
 
-  private relay(st: FrontStream, fields: HeaderList, endStream: boolean): void {
+  /** `request`: the client's headers as openStream() gathered them (repeated fields as arrays). */
+  private relay(st: FrontStream, request: IncomingHttpHeaders, endStream: boolean): void {
     const headers: OutgoingHttpHeaders = {};
-    for (const [name, value] of fields) {
-      if (name === ':path' || name === ':method') headers[name] = value;
+    for (const [name, value] of Object.entries(request)) {
+      if (value === undefined) continue;
+      if (name === ':path' || name === ':method') headers[name] = Array.isArray(value) ? value[value.length - 1] : value;
       else if (name.startsWith(':')) continue; // :scheme and :authority are the internal connection's
-      else if (CONNECTION_FIELDS.has(name) || (name === 'te' && value !== 'trailers')) return this.resetStream(st, E_PROTOCOL);
-      else {
-        const prev = headers[name];
-        headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [String(prev), value];
-      }
+      else if (CONNECTION_FIELDS.has(name) || (name === 'te' && [value].flat().some((v) => v !== 'trailers'))) return this.resetStream(st, E_PROTOCOL);
+      else headers[name] = value;
     }
     let req: ClientHttp2Stream;
     try {

@@ -1,5 +1,5 @@
 // The HPACK Huffman code (RFC 7541 Appendix B): for each symbol 0..255 and EOS (256), its code and its
-// length in bits. Used to read header values that clients send Huffman-coded (h2-authority.ts).
+// length in bits. Used to read header values that clients send Huffman-coded (hpack.ts).
 
 export const HUFFMAN_CODES: readonly number[] = [
   0x1ff8, 0x7fffd8, 0xfffffe2, 0xfffffe3, 0xfffffe4, 0xfffffe5, 0xfffffe6, 0xfffffe7,

@@ -78,6 +78,50 @@ const ENTRY_OVERHEAD = 32;
 
 export class HpackError extends Error {}
 
+/** An HPACK integer with an N-bit prefix (RFC 7541 §5.1): its value and the offset after it; undefined if truncated. */
+export function readInt(b: Uint8Array, pos: number, prefixBits: number): { value: number; next: number } | undefined {
+  const max = (1 << prefixBits) - 1;
+  if (pos >= b.length) return undefined;
+  let value = (b[pos] as number) & max;
+  pos++;
+  if (value < max) return { value, next: pos };
+  let shift = 0;
+  for (;;) {
+    if (pos >= b.length || shift > 28) return undefined;
+    const byte = b[pos] as number;
+    pos++;
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((byte & 0x80) === 0) return { value, next: pos };
+  }
+}
+
+export interface HpackString {
+  /** Where the string's length prefix starts, and the offset after the string. */
+  readonly start: number;
+  readonly next: number;
+  /** The string's bytes (a view of the block unless Huffman-coded). */
+  readonly value: Buffer;
+}
+
+/** An HPACK string literal (§5.2), Huffman-decoded if it was coded; undefined if truncated or malformed. */
+export function readString(b: Uint8Array, pos: number): HpackString | undefined {
+  if (pos >= b.length) return undefined;
+  const huffman = ((b[pos] as number) & 0x80) !== 0;
+  const len = readInt(b, pos, 7);
+  if (!len || len.next + len.value > b.length) return undefined;
+  const raw = b.subarray(len.next, len.next + len.value);
+  const value = huffman ? huffmanDecode(raw) : Buffer.from(raw.buffer, raw.byteOffset, raw.length);
+  return value ? { start: pos, next: len.next + len.value, value } : undefined;
+}
+
+/** An HPACK integer with an N-bit prefix, `firstByte` holding the bits above the prefix. */
+export function encodeInt(value: number, prefixBits: number, firstByte: number): Buffer {
+  const out: number[] = [];
+  writeInt(out, value, prefixBits, firstByte);
+  return Buffer.from(out);
+}
+
 /** A decoded header list: names as sent (lowercase in HTTP/2), values as latin1 strings. */
 export type HeaderList = [string, string][];
 
@@ -150,31 +194,17 @@ export class HpackDecoder {
   }
 
   private int(prefixBits: number): number {
-    const b = this.block;
-    const max = (1 << prefixBits) - 1;
-    let value = (b[this.pos++] as number) & max;
-    if (value < max) return value;
-    let shift = 0;
-    for (;;) {
-      if (this.pos >= b.length || shift > 28) throw new HpackError('truncated or oversized integer');
-      const byte = b[this.pos++] as number;
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-      if ((byte & 0x80) === 0) return value;
-    }
+    const r = readInt(this.block, this.pos, prefixBits);
+    if (!r) throw new HpackError('truncated or oversized integer');
+    this.pos = r.next;
+    return r.value;
   }
 
   private str(): string {
-    if (this.pos >= this.block.length) throw new HpackError('truncated string');
-    const huffman = ((this.block[this.pos] as number) & 0x80) !== 0;
-    const len = this.int(7);
-    if (this.pos + len > this.block.length) throw new HpackError('truncated string');
-    const raw = this.block.subarray(this.pos, this.pos + len);
-    this.pos += len;
-    if (!huffman) return Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('latin1');
-    const decoded = huffmanDecode(raw);
-    if (!decoded) throw new HpackError('malformed Huffman string');
-    return decoded.toString('latin1');
+    const r = readString(this.block, this.pos);
+    if (!r) throw new HpackError('truncated string or malformed Huffman code');
+    this.pos = r.next;
+    return r.value.toString('latin1');
   }
 }
 

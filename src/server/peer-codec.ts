@@ -47,7 +47,8 @@ export function plainBytes(b: Uint8Array): Uint8Array {
   return b.constructor === Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-function safe(n: number, field: string): number {
+/** n as the core needs it (an unsigned safe integer), or a PeerCodecError naming the field. */
+export function safe(n: number, field: string): number {
   if (!Number.isSafeInteger(n) || n < 0) throw new PeerCodecError(`${field} ${n} is not an unsigned safe integer`);
   return n;
 }

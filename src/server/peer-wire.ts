@@ -7,7 +7,7 @@
 // not cost the batch, while bytes that are not protobuf at all fail the whole batch.
 import type { ConfState, Entry, Message, MessageType, Snapshot } from '../raft/types.js';
 import { varintLen } from './grpc-edge.js';
-import { PeerCodecError, plainBytes } from './peer-codec.js';
+import { PeerCodecError, plainBytes, safe } from './peer-codec.js';
 
 /** Wire numbers of MessageType (raft.proto), by the core's names. */
 const TYPE_NUMBER: Readonly<Record<MessageType, number>> = {
@@ -242,11 +242,6 @@ class Reader {
       while (sub.more()) into.push(sub.varint());
     } else throw new Malformed(`wire type ${wireType} for a repeated integer`);
   }
-}
-
-function safe(n: number, field: string): number {
-  if (!Number.isSafeInteger(n) || n < 0) throw new PeerCodecError(`${field} ${n} is not an unsigned safe integer`);
-  return n;
 }
 
 function readEntry(r: Reader): Entry {
