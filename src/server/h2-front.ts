@@ -706,6 +706,8 @@ class H2Front implements H2FrontConnection {
       for (const b of out) this.sock.write(b);
       this.sock.uncork();
     }
+    // Streams held back by frames that were waiting here (not by the socket: 'drain' frees those) go on now.
+    if (this.blocked.size > 0 && this.sock.writableLength <= SOCKET_HIGH_WATER) this.drainBlocked();
   }
 
   private windowUpdate(id: number, n: number): void {
