@@ -547,13 +547,18 @@ class H2Front implements H2FrontConnection {
       else this.sendData(st, chunk);
       if (st.queued > RELAY_HIGH_WATER) req.pause();
     });
+    let ended = false;
     req.on('end', () => {
+      ended = true;
       if (responded) end();
       else endedEarly = true;
     });
     req.on('error', () => undefined); // 'close' follows
     req.on('close', () => {
       if (st.localEnded || this.streams.get(st.id) !== st) return;
+      // Ended cleanly: its end is queued behind data still waiting for the client's window (or behind
+      // its headers), and goes out after it.
+      if (ended && (req.rstCode ?? E_NO_ERROR) === E_NO_ERROR) return;
       this.resetStream(st, req.rstCode && req.rstCode !== E_NO_ERROR ? req.rstCode : E_CANCEL);
     });
   }

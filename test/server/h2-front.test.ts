@@ -157,6 +157,36 @@ describe('the client port serving HTTP/2 itself', () => {
     stream.close();
   });
 
+  it('delivers all of a relayed stream that grpc-js ended while the client still held its window shut', async () => {
+    const s = open();
+    const put = method(KV, 'Put');
+    const value = Buffer.alloc(200 * 1024, 0x73);
+    for (let i = 0; i < 3; i++) expect((await unary(s, put.path, put.requestSerialize({ key: Buffer.from(`snap/${i}`), value }))).status).toBe('0');
+    const snapshot = method(etcdServiceDefinition('Maintenance'), 'Snapshot');
+    const stream = s.request({ ':method': 'POST', ':path': snapshot.path, 'content-type': 'application/grpc', te: 'trailers' });
+    const reader = new MessageReader();
+    let bytes = 0;
+    let status: string | undefined;
+    let rst: number | undefined;
+    stream.on('data', (d: Buffer) => {
+      for (const m of reader.push(d).messages) bytes += (snapshot.responseDeserialize(m) as { blob: Uint8Array }).blob.length;
+    });
+    stream.on('trailers', (t) => (status = t['grpc-status'] as string | undefined));
+    stream.on('error', () => undefined);
+    const closed = new Promise<void>((r) => stream.on('close', () => ((rst = stream.rstCode), r())));
+    stream.end(frameMessages([snapshot.requestSerialize({})]));
+    await new Promise((r) => stream.once('data', r));
+    stream.pause();
+    // grpc-js sends the whole snapshot (under the relay's 1 MiB mark) and ends its stream while most of
+    // it still waits here for this client's window; the end must wait behind that data, not cut it off.
+    await new Promise((r) => setTimeout(r, 300));
+    stream.resume();
+    await closed;
+    expect(rst).toBe(0);
+    expect(status).toBe('0');
+    expect(bytes).toBeGreaterThan(3 * value.length);
+  });
+
   it('keeps serving a connection after the client resets a relayed stream, and answers pings', async () => {
     const s = open();
     const watch = method(WATCH, 'Watch');
