@@ -134,6 +134,7 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
       ? undefined
       : {
           fast: grpc.fastMethods,
+          streams: grpc.fastStreams,
           maxReceive: grpc.maxReceiveBytes,
           log,
           keepaliveTimeMs: opts.keepalive?.timeMs ?? KEEPALIVE_TIME_MS,

@@ -9,8 +9,9 @@ import type { Logger } from 'pino';
 import type { StoreApi } from './store-api.js';
 import type { EtcdMetrics } from './metrics.js';
 import type { EdgeContext } from './grpc-edge.js';
-import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES, unaryCore } from './grpc-edge.js';
+import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES, bidiCore, unaryCore } from './grpc-edge.js';
 import type { FastUnaryMethod } from './grpc-fast-unary.js';
+import type { FastStreamMethod } from './h2-front.js';
 import { installFastUnary } from './grpc-fast-unary.js';
 import { LeaderGuard } from './leader-guard.js';
 import { etcdServiceDefinition, healthServiceDefinition } from './etcd-proto.js';
@@ -44,6 +45,8 @@ export interface EtcdGrpc {
   readonly fastUnary: boolean;
   /** The hot KV calls by :path, for the client port's own HTTP/2 server (h2-front.ts); empty when turned off. */
   readonly fastMethods: ReadonlyMap<string, FastUnaryMethod>;
+  /** The bidi streams (Watch, LeaseKeepAlive) by :path, for the same server; empty when turned off. */
+  readonly fastStreams: ReadonlyMap<string, FastStreamMethod>;
   /** grpc-js's receive limit, which the fast path applies too. */
   readonly maxReceiveBytes: number;
   close(): Promise<void>;
@@ -91,8 +94,12 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   const kvDef = etcdServiceDefinition('KV', bytes);
   const kv = kvService(ctx);
   server.addService(kvDef, kv);
-  server.addService(etcdServiceDefinition('Watch', bytes), watchService(ctx, opts.metrics.watchStreams));
-  server.addService(etcdServiceDefinition('Lease', bytes), leaseService(ctx));
+  const watchDef = etcdServiceDefinition('Watch', bytes);
+  const watch = watchService(ctx, opts.metrics.watchStreams);
+  server.addService(watchDef, watch);
+  const leaseDef = etcdServiceDefinition('Lease', bytes);
+  const lease = leaseService(ctx);
+  server.addService(leaseDef, lease);
   server.addService(etcdServiceDefinition('Cluster', bytes), clusterService(ctx));
   server.addService(etcdServiceDefinition('Maintenance', bytes), maintenanceService(ctx));
   server.addService(etcdServiceDefinition('Auth', bytes), authService(ctx));
@@ -107,6 +114,13 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
     if (!def || !core) continue;
     fast.push({ path: def.path, deserialize: def.requestDeserialize, serialize: def.responseSerialize, ...core });
   }
+  // Watch and lease keep-alive streams, served by the client port's own HTTP/2 server.
+  const streams: FastStreamMethod[] = [];
+  for (const [def, impl, name] of [[watchDef, watch, 'Watch'], [leaseDef, lease, 'LeaseKeepAlive']] as const) {
+    const m = def[name];
+    const core = bidiCore(impl[name]);
+    if (m && core) streams.push({ path: m.path, deserialize: m.requestDeserialize, serialize: m.responseSerialize, ...core });
+  }
   const fastUnary = opts.fastUnary !== false && installFastUnary(server, fast, maxReceiveBytes, log);
   if (opts.fastUnary !== false && !fastUnary) log.warn('grpc-js internals changed: KV calls take the slower grpc-js path');
 
@@ -115,6 +129,7 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   return {
     fastUnary,
     fastMethods: new Map(opts.fastUnary === false ? [] : fast.map((m) => [m.path, m])),
+    fastStreams: new Map(opts.fastUnary === false ? [] : streams.map((m) => [m.path, m])),
     maxReceiveBytes,
     injectConnection: (conn) => {
       conns.add(conn);

@@ -2,9 +2,9 @@
 // limit on what etcd would propose through Raft, the one mapping of errors to gRPC statuses (EtcdError
 // keeps its code and exact message; anything else is UNKNOWN and logged), and go-grpc-prometheus's
 // per-call counters.
-import { coalesceWrites } from './grpc-coalesce.js';
+import { DirectWriter, coalesceWrites } from './grpc-coalesce.js';
 import { status as Status } from '@grpc/grpc-js';
-import type { handleBidiStreamingCall, handleUnaryCall, Metadata, ServerDuplexStream, StatusObject } from '@grpc/grpc-js';
+import type { handleBidiStreamingCall, handleUnaryCall, Metadata, StatusObject } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { EtcdError, etcdError } from '../kv/errors.js';
 import type { StoreApi } from './store-api.js';
@@ -239,6 +239,17 @@ export interface StreamSession {
   readonly ended: boolean;
 }
 
+/** Where a bidi handler's responses go, whichever HTTP/2 server carries the call. */
+export interface BidiOut<Res> {
+  /**
+   * Sends one response (a Buffer is one encoded already). False: the client is behind; the handler stops
+   * sending until the callback given to onRoom() runs.
+   */
+  write(res: Res | Buffer): boolean;
+  /** Runs `f` once, when the client can take more after a write() that returned false. */
+  onRoom(f: () => void): void;
+}
+
 export interface BidiHandlers<Req> {
   onRequest(req: Req): void;
   /** The client half-closed its side. */
@@ -247,29 +258,60 @@ export interface BidiHandlers<Req> {
   onClose(): void;
 }
 
+/** The transport side of one bidi call: grpc-js's call object, or the client port's own HTTP/2 server. */
+export interface BidiTransport {
+  /** Sends one response; false when the client is behind (room() follows when it can take more). */
+  write(res: unknown): boolean;
+  /** Ends the call with trailers carrying this status (OK included). */
+  end(s: WireStatus): void;
+}
+
+/** What a transport tells one bidi call. */
+export interface BidiCall {
+  /** A decoded request message. */
+  request(req: unknown): void;
+  /** The client half-closed its side. */
+  halfClose(): void;
+  /** The client cancelled (reset the stream, or its connection is gone). */
+  cancel(): void;
+  /** The client can take more after write() returned false. */
+  room(): void;
+}
+
+/** A bidi handler's core, for the client port's own HTTP/2 server (h2-front.ts). */
+export interface BidiCore {
+  /** Opens one call. `needsLeader`: the client sent hasleader=true. */
+  open(t: BidiTransport, needsLeader: boolean): BidiCall;
+}
+
+const BIDI_CORES = new WeakMap<object, BidiCore>();
+
+/** The core of a handler made by bidi(), for the HTTP/2 server's own streams. */
+export function bidiCore(handler: unknown): BidiCore | undefined {
+  return typeof handler === 'function' ? BIDI_CORES.get(handler) : undefined;
+}
+
 /**
  * A bidirectional stream as etcd runs one: refused up front by the interceptor checks, tracked for the
  * leader monitor when it asked for a leader, and closed exactly once however it ends (client cancel,
- * client half-close, server error, leader loss).
+ * client half-close, server error, leader loss). The same core serves it on grpc-js and on the client
+ * port's own HTTP/2 server: requests that arrive while admission is pending wait for it, in order.
  */
 export function bidi<Req, Res>(
   ctx: EdgeContext,
   service: string,
   method: string,
-  start: (call: ServerDuplexStream<Req, Res>, session: StreamSession) => BidiHandlers<Req>,
+  start: (out: BidiOut<Res>, session: StreamSession) => BidiHandlers<Req>,
 ): handleBidiStreamingCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'bidi_stream', service, method);
-  return (call) => {
-    // Responses that queue behind an in-flight write leave in one HTTP/2 write (grpc-coalesce.ts).
-    coalesceWrites(call);
+  const open = (t: BidiTransport, needsLeader: boolean): BidiCall => {
     const tracker = new CallTracker(counters);
     let handlers: BidiHandlers<Req> | undefined;
     let untrack: (() => void) | undefined;
     let ended = false;
-    const close = (): void => {
-      untrack?.();
-      handlers?.onClose();
-    };
+    // Before admission: what the client sent, in order (undefined entry: its half-close).
+    let waiting: (Req | undefined)[] | undefined = [];
+    let roomWaiters: (() => void)[] = [];
     const session: StreamSession = {
       tracker,
       get ended() {
@@ -278,38 +320,81 @@ export function bidi<Req, Res>(
       finish(err?: unknown) {
         if (ended) return;
         ended = true;
-        close();
-        if (err === undefined) {
-          tracker.done(Status.OK);
-          call.end();
-        } else {
-          const s = toStatus(err, ctx.log);
-          tracker.done(s.code);
-          call.emit('error', statusError(s));
-        }
+        untrack?.();
+        handlers?.onClose();
+        const s: WireStatus = err === undefined ? { code: Status.OK, details: 'OK' } : toStatus(err, ctx.log);
+        tracker.done(s.code);
+        t.end(s);
       },
     };
-    call.on('cancelled', () => {
-      if (ended) return;
-      ended = true;
-      close();
-      tracker.done(Status.CANCELLED);
-    });
-    admit(ctx, call.metadata, false).then(
+    const out: BidiOut<Res> = {
+      write: (res) => t.write(res),
+      onRoom: (f) => void roomWaiters.push(f),
+    };
+    const deliver = (req: Req | undefined): void => {
+      if (ended || !handlers) return;
+      if (req === undefined) return handlers.onEnd();
+      tracker.received();
+      handlers.onRequest(req);
+    };
+    admitCall(ctx, needsLeader, false).then(
       () => {
         if (ended) return;
-        const h = start(call, session);
-        handlers = h;
-        if (requiresLeader(call.metadata)) untrack = ctx.guard.track((e) => session.finish(e));
-        call.on('data', (req: Req) => {
-          tracker.received();
-          if (!ended) h.onRequest(req);
-        });
-        call.on('end', () => {
-          if (!ended) h.onEnd();
-        });
+        handlers = start(out, session);
+        if (needsLeader) untrack = ctx.guard.track((e) => session.finish(e));
+        const early = waiting ?? [];
+        waiting = undefined;
+        for (const req of early) deliver(req);
       },
       (e: unknown) => session.finish(e),
     );
+    return {
+      request: (req) => {
+        if (waiting) waiting.push(req as Req);
+        else deliver(req as Req);
+      },
+      halfClose: () => {
+        if (waiting) waiting.push(undefined);
+        else deliver(undefined);
+      },
+      cancel: () => {
+        if (ended) return;
+        ended = true;
+        untrack?.();
+        handlers?.onClose();
+        tracker.done(Status.CANCELLED);
+      },
+      room: () => {
+        const fs = roomWaiters;
+        roomWaiters = [];
+        for (const f of fs) f();
+      },
+    };
   };
+  const handler: handleBidiStreamingCall<Req, Res> = (call) => {
+    // Responses that queue behind an in-flight write leave in one HTTP/2 write (grpc-coalesce.ts).
+    coalesceWrites(call);
+    // `opened` is set before anything is written: the handler starts after admission, a promise later.
+    const room = (): void => opened.room();
+    // Encoded responses go out in one HTTP/2 write per turn of the event loop (grpc-coalesce.ts).
+    const direct = DirectWriter.for(call, room);
+    const t: BidiTransport = {
+      write: (res) => {
+        if (direct && Buffer.isBuffer(res)) return direct.write(res);
+        const ok = call.write(res as Res);
+        if (!ok) call.once('drain', room);
+        return ok;
+      },
+      end: (s) => {
+        if (s.code === Status.OK) call.end();
+        else call.emit('error', statusError(s));
+      },
+    };
+    const opened = open(t, requiresLeader(call.metadata));
+    call.on('cancelled', () => opened.cancel());
+    call.on('data', (req: Req) => opened.request(req));
+    call.on('end', () => opened.halfClose());
+  };
+  BIDI_CORES.set(handler, { open });
+  return handler;
 }

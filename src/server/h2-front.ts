@@ -2,12 +2,15 @@
 // this machine (a Duplex per stream, header objects made and converted three times, two socket writes per
 // response); this one costs about 15. It reads the frames itself and serves the hot KV calls (Range, Put,
 // DeleteRange, Txn) with grpc-fast-unary.ts's FastCall, answering with pre-encoded header blocks and one
-// socket write per turn of the event loop for every response ready by then.
+// socket write per turn of the event loop for every response ready by then. It also runs the two long-lived
+// bidi streams, Watch and LeaseKeepAlive, through the same core grpc-js runs them with (grpc-edge.ts
+// bidi()): a watch stream's responses of one turn leave in one DATA frame, with no grpc-js call, Node
+// stream or second HTTP/2 hop per message.
 //
-// Everything else (Watch, Lease, Cluster, Maintenance, Auth, health, and any KV call it would not serve
-// exactly as grpc-js does: compressed, another content type, an unreadable timeout) is relayed, stream by
-// stream, to grpc-js through an in-process HTTP/2 connection that Node's client speaks. Those calls get
-// grpc-js's behaviour unchanged, at the cost of one more hop in memory.
+// Everything else (Lease's unary calls, Cluster, Maintenance, Auth, health, and any call it would not serve
+// exactly as grpc-js does: compressed, another content type, an unreadable timeout, a stream with a
+// deadline) is relayed, stream by stream, to grpc-js through an in-process HTTP/2 connection that Node's
+// client speaks. Those calls get grpc-js's behaviour unchanged, at the cost of one more hop in memory.
 //
 // What it implements of RFC 9113: the preface and SETTINGS (initial window, frame size), HEADERS with
 // CONTINUATION, padding and priority, DATA, RST_STREAM, PING, GOAWAY, WINDOW_UPDATE; flow control both
@@ -18,10 +21,12 @@ import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, Outgoi
 import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { WireStatus } from './grpc-edge.js';
+import { status as Status } from '@grpc/grpc-js';
+import type { BidiCall, BidiCore, BidiTransport, WireStatus } from './grpc-edge.js';
 import type { FastUnaryMethod, UnaryAnswer } from './grpc-fast-unary.js';
-import { FastCall, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, servable, statusTrailers } from './grpc-fast-unary.js';
+import { FastCall, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, first, servable, statusTrailers } from './grpc-fast-unary.js';
 import { HTTP2_PREFACE } from './connection-mux.js';
+import { MessageReader } from './grpc-coalesce.js';
 import { HpackDecoder, HpackError, encodeHeaders } from './hpack.js';
 import type { HeaderList } from './hpack.js';
 
@@ -61,6 +66,8 @@ const MAX_RECEIVE_FRAME = 16_384;
 const MAX_HEADER_BLOCK = 256 * 1024;
 /** A relayed response stops reading from grpc-js while this much waits for the client's window. */
 const RELAY_HIGH_WATER = 1024 * 1024;
+/** A stream served here asks its handler to wait while this much of its responses waits to be sent. */
+const STREAM_HIGH_WATER = 64 * 1024;
 /** DATA waits, whatever the windows say, while this much is still to be written to a slow socket. */
 const SOCKET_HIGH_WATER = 4 * 1024 * 1024;
 
@@ -109,15 +116,33 @@ interface FrontStream {
   localEnded: boolean;
   call?: FastCall;
   relay?: ClientHttp2Stream;
+  /** A bidi stream served here, its method and the reader of its request messages. */
+  bidi?: BidiCall;
+  bidiMethod?: FastStreamMethod;
+  reader?: MessageReader;
+  /** Whether response headers went out (a bidi stream sends them with its first message). */
+  headersSent: boolean;
+  /** A bidi stream's handler was told to wait (write() returned false). */
+  wantRoom: boolean;
   /** Stream-window bytes the client used that this side has not given back yet. */
   toReturn: number;
   /** What the client may still send on this stream before a WINDOW_UPDATE. */
   recvWindow: number;
 }
 
+/** A bidirectional streaming method served here: its codecs and the edge's core (grpc-edge.ts bidi()). */
+export interface FastStreamMethod extends BidiCore {
+  readonly path: string;
+  readonly deserialize: (buf: Buffer) => unknown;
+  /** A Buffer passes through as an encoded message. */
+  readonly serialize: (res: unknown) => Buffer;
+}
+
 export interface H2FrontOptions {
   /** The unary methods served here, by :path; an empty map relays everything. */
   readonly fast: ReadonlyMap<string, FastUnaryMethod>;
+  /** The bidi streaming methods served here (Watch, LeaseKeepAlive), by :path. */
+  readonly streams: ReadonlyMap<string, FastStreamMethod>;
   /** The receive limit grpc-js applies (grpc.max_receive_message_length). */
   readonly maxReceive: number;
   /** A new in-memory connection into grpc-js's server (its injector), for relayed calls. */
@@ -133,7 +158,7 @@ export interface H2FrontOptions {
 export interface H2FrontConnection {
   /**
    * Sends GOAWAY (no new streams; those already open go on) and resolves once no fast call is left
-   * unanswered. Relayed streams (watches, keep-alives) are grpc-js's to end.
+   * unanswered. Streams (watches, keep-alives) never end on their own: they end with the connection.
    */
   goaway(): Promise<void>;
 }
@@ -165,6 +190,8 @@ class H2Front implements H2FrontConnection {
   private connRecvWindow = DEFAULT_WINDOW;
   /** Streams with data waiting for window, in the order they started waiting. */
   private readonly blocked = new Set<FrontStream>();
+  /** Bidi streams whose responses of this turn go out at the flush, several messages to a DATA frame. */
+  private readonly pumpLater = new Set<FrontStream>();
   private out: Buffer[] = [];
   private outBytes = 0;
   private flushScheduled = false;
@@ -329,6 +356,10 @@ class H2Front implements H2FrontConnection {
         relay.write(data, () => this.returnStreamWindow(st, size));
       } else this.returnStreamWindow(st, size);
       if (end) relay.end();
+    } else if (st.bidi) {
+      if (!end) this.returnStreamWindow(st, p.length);
+      if (data.length > 0 && !st.localEnded) this.bidiData(st, data);
+      if (end && !st.localEnded) st.bidi.halfClose();
     } else {
       if (!end) this.returnStreamWindow(st, p.length);
       if (data.length > 0) st.call?.onData(data);
@@ -374,7 +405,9 @@ class H2Front implements H2FrontConnection {
       if (!endStream) throw new ConnectionError(E_PROTOCOL, 'second HEADERS without END_STREAM');
       st.remoteEnded = true;
       if (st.relay) st.relay.end();
-      else st.call?.onEnd();
+      else if (st.bidi) {
+        if (!st.localEnded) st.bidi.halfClose();
+      } else st.call?.onEnd();
       this.maybeForget(st);
       return;
     }
@@ -399,6 +432,8 @@ class H2Front implements H2FrontConnection {
       localEnded: false,
       toReturn: 0,
       recvWindow: DEFAULT_WINDOW,
+      headersSent: false,
+      wantRoom: false,
     };
     this.streams.set(id, st);
     const headers: IncomingHttpHeaders = {};
@@ -414,6 +449,12 @@ class H2Front implements H2FrontConnection {
       if (endStream) st.call.onEnd();
       return;
     }
+    const streamMethod = typeof path === 'string' ? this.opts.streams.get(path) : undefined;
+    // A deadline on a stream is rare (watches and keep-alives run for good): grpc-js keeps those.
+    if (streamMethod && headers[':method'] === 'POST' && servable(headers) && headers['grpc-timeout'] === undefined) {
+      this.openBidi(st, streamMethod, headers, endStream);
+      return;
+    }
     this.relay(st, headers, endStream);
   }
 
@@ -424,6 +465,7 @@ class H2Front implements H2FrontConnection {
     st.localEnded = true;
     st.remoteEnded = true;
     st.call?.stop();
+    st.bidi?.cancel();
     if (st.relay && !st.relay.closed) st.relay.close(code === E_NO_ERROR ? E_CANCEL : code);
     this.forget(st);
   }
@@ -482,6 +524,80 @@ class H2Front implements H2FrontConnection {
       },
       gone: () => this.closed || st.localEnded || this.streams.get(st.id) !== st,
     };
+  }
+
+  // ---- bidi streams served here ----
+
+  private openBidi(st: FrontStream, method: FastStreamMethod, headers: IncomingHttpHeaders, endStream: boolean): void {
+    st.reader = new MessageReader(this.opts.maxReceive === -1 ? Number.POSITIVE_INFINITY : this.opts.maxReceive);
+    const transport: BidiTransport = {
+      write: (res) => {
+        // Like grpc-js, writes to a call that is over are dropped.
+        if (st.localEnded || st.endQueued || this.streams.get(st.id) !== st) return true;
+        let msg: Buffer;
+        try {
+          msg = method.serialize(res);
+        } catch {
+          this.endBidi(st, { code: Status.INTERNAL, details: 'Error serializing response' }, true);
+          return true;
+        }
+        if (!st.headersSent) {
+          st.headersSent = true;
+          this.headers(st.id, OK_HEADERS_BLOCK, false);
+        }
+        const prefix = Buffer.allocUnsafe(5);
+        prefix[0] = 0;
+        prefix.writeUInt32BE(msg.length, 1);
+        st.queue.push(prefix);
+        if (msg.length > 0) st.queue.push(msg);
+        st.queued += 5 + msg.length;
+        this.pumpLater.add(st);
+        this.scheduleFlush();
+        if (st.queued < STREAM_HIGH_WATER) return true;
+        st.wantRoom = true;
+        return false;
+      },
+      end: (s) => this.endBidi(st, s, false),
+    };
+    st.bidiMethod = method;
+    st.bidi = method.open(transport, first(headers.hasleader) === 'true');
+    if (endStream) st.bidi.halfClose();
+  }
+
+  /** Request messages from a DATA payload, decoded and handed to the stream's call in order. */
+  private bidiData(st: FrontStream, data: Buffer): void {
+    const reader = st.reader as MessageReader;
+    const call = st.bidi as BidiCall;
+    const method = st.bidiMethod as FastStreamMethod;
+    const { messages, tooLarge } = reader.push(data);
+    for (const m of messages) {
+      let req: unknown;
+      try {
+        req = method.deserialize(m);
+      } catch {
+        return this.endBidi(st, { code: Status.INTERNAL, details: 'Error deserializing request' }, true);
+      }
+      call.request(req);
+      if (st.localEnded) return;
+    }
+    if (tooLarge !== undefined) {
+      this.endBidi(st, { code: Status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${tooLarge} vs ${this.opts.maxReceive})` }, true);
+    }
+  }
+
+  /**
+   * Ends a bidi stream with this status: trailers after the responses still queued, or a trailers-only
+   * response when none went out. `cancel`: the end comes from here (a request grpc-js would refuse), so the
+   * call is told, as grpc-js tells its handler.
+   */
+  private endBidi(st: FrontStream, s: WireStatus, cancel: boolean): void {
+    if (st.localEnded || st.endQueued || this.streams.get(st.id) !== st) return;
+    if (cancel) st.bidi?.cancel();
+    const trailers = s.code === Status.OK ? OK_TRAILERS_BLOCK : encodeHeaders(headerPairs(statusTrailers(s)));
+    if (st.headersSent) return this.endWith(st, trailers);
+    this.headers(st.id, encodeHeaders(headerPairs({ ...STATUS_AND_TYPE, ...statusTrailers(s) })), true);
+    st.localEnded = true;
+    this.maybeForget(st);
   }
 
   // ---- relayed calls ----
@@ -566,14 +682,19 @@ class H2Front implements H2FrontConnection {
   // ---- writing ----
 
   private frame(type: number, flags: number, id: number, payload: Buffer): void {
+    this.frameHeader(type, flags, id, payload.length);
+    if (payload.length > 0) this.out.push(payload);
+  }
+
+  /** A frame's 9-byte header; its payload, `length` bytes, must be pushed to `out` right after. */
+  private frameHeader(type: number, flags: number, id: number, length: number): void {
     const h = Buffer.allocUnsafe(HEADER_LEN);
-    h.writeUIntBE(payload.length, 0, 3);
+    h.writeUIntBE(length, 0, 3);
     h[3] = type;
     h[4] = flags;
     h.writeUInt32BE(id, 5);
     this.out.push(h);
-    if (payload.length > 0) this.out.push(payload);
-    this.outBytes += HEADER_LEN + payload.length;
+    this.outBytes += HEADER_LEN + length;
     this.scheduleFlush();
   }
 
@@ -603,7 +724,10 @@ class H2Front implements H2FrontConnection {
     this.pump(st);
   }
 
-  /** Sends what the windows allow of a stream's queue, then its end once the queue is empty. */
+  /**
+   * Sends what the windows allow of a stream's queue, then its end once the queue is empty. Queued pieces
+   * share a DATA frame up to the room there is (a bidi stream's messages of one turn go out together).
+   */
   private pump(st: FrontStream): void {
     while (st.queued > 0) {
       const room = Math.min(st.sendWindow, this.connSendWindow, this.peerMaxFrame);
@@ -611,15 +735,24 @@ class H2Front implements H2FrontConnection {
         this.blocked.add(st);
         return;
       }
-      const head = st.queue[0] as Buffer;
-      const piece = head.length <= room ? head : head.subarray(0, room);
-      if (piece === head) st.queue.shift();
-      else st.queue[0] = head.subarray(room);
-      st.queued -= piece.length;
-      st.sendWindow -= piece.length;
-      this.connSendWindow -= piece.length;
+      const size = Math.min(room, st.queued);
+      st.queued -= size;
+      st.sendWindow -= size;
+      this.connSendWindow -= size;
       const last = st.queued === 0 && st.endQueued && st.trailers === undefined;
-      this.frame(T_DATA, last ? F_END_STREAM : 0, st.id, piece);
+      this.frameHeader(T_DATA, last ? F_END_STREAM : 0, st.id, size);
+      for (let left = size; left > 0; ) {
+        const head = st.queue[0] as Buffer;
+        if (head.length <= left) {
+          st.queue.shift();
+          this.out.push(head);
+          left -= head.length;
+        } else {
+          this.out.push(head.subarray(0, left));
+          st.queue[0] = head.subarray(left);
+          left = 0;
+        }
+      }
       if (last) {
         st.endQueued = false;
         st.localEnded = true;
@@ -627,6 +760,11 @@ class H2Front implements H2FrontConnection {
     }
     this.blocked.delete(st);
     if (st.relay?.isPaused() && st.queued <= RELAY_HIGH_WATER / 2) st.relay.resume();
+    if (st.wantRoom && st.queued < STREAM_HIGH_WATER / 2) {
+      st.wantRoom = false;
+      const call = st.bidi;
+      if (call) queueMicrotask(() => call.room());
+    }
     if (st.endQueued) {
       st.endQueued = false;
       st.localEnded = true;
@@ -651,11 +789,18 @@ class H2Front implements H2FrontConnection {
     st.localEnded = true;
     st.remoteEnded = true;
     st.call?.stop();
+    st.bidi?.cancel();
     if (st.relay && !st.relay.closed) st.relay.close(E_CANCEL);
     this.forget(st);
   }
 
   private maybeForget(st: FrontStream): void {
+    if (st.bidi && st.localEnded && !st.remoteEnded) {
+      // A call this side ended while the client may still send: the rest of its stream is not wanted.
+      const b = Buffer.alloc(4);
+      this.frame(T_RST_STREAM, 0, st.id, b);
+      st.remoteEnded = true;
+    }
     if (st.localEnded && st.remoteEnded) this.forget(st);
     else if (this.drained.length > 0 && this.pendingCalls() === 0) this.wakeDrained();
   }
@@ -663,6 +808,7 @@ class H2Front implements H2FrontConnection {
   private forget(st: FrontStream): void {
     if (this.streams.get(st.id) === st) this.streams.delete(st.id);
     this.blocked.delete(st);
+    this.pumpLater.delete(st);
     st.queue.length = 0;
     st.queued = 0;
     if (this.drained.length > 0 && this.pendingCalls() === 0) this.wakeDrained();
@@ -684,6 +830,10 @@ class H2Front implements H2FrontConnection {
     this.flushScheduled = false;
     if (this.closed) return;
     this.flushing = true;
+    if (this.pumpLater.size > 0) {
+      for (const st of this.pumpLater) this.pump(st);
+      this.pumpLater.clear();
+    }
     if (this.connToReturn > 0) {
       this.windowUpdate(0, this.connToReturn);
       this.connRecvWindow += this.connToReturn;
@@ -737,10 +887,12 @@ class H2Front implements H2FrontConnection {
     this.wakeDrained();
     for (const st of this.streams.values()) {
       st.call?.stop();
+      st.bidi?.cancel();
       if (st.relay && !st.relay.closed) st.relay.close(E_CANCEL);
     }
     this.streams.clear();
     this.blocked.clear();
+    this.pumpLater.clear();
     this.out = [];
     const backend = this.backend;
     this.backend = undefined;

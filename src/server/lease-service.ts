@@ -1,8 +1,7 @@
 // etcdserverpb.Lease: grant, revoke, time-to-live and list map 1:1 onto the StoreApi; LeaseKeepAlive is a
 // stream answered in request order, each renewal's header made before the renewal as etcd does (so a
 // client never sees a keep-alive at a revision later than the lease's revocation).
-import type { ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { once } from 'node:events';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { EdgeContext } from './grpc-edge.js';
 import { ETCD_PACKAGE, bidi, unary } from './grpc-edge.js';
 import type { Long, WireHeader } from './etcd-wire.js';
@@ -42,7 +41,7 @@ export function leaseService(ctx: EdgeContext): UntypedServiceImplementation {
       const r = await store.leaseLeases();
       return { header: current(), leases: r.ids.map((id) => ({ ID: id })) };
     }),
-    LeaseKeepAlive: bidi<{ ID: Long }, object>(ctx, SERVICE, 'LeaseKeepAlive', (call: ServerDuplexStream<{ ID: Long }, object>, session) => {
+    LeaseKeepAlive: bidi<{ ID: Long }, object>(ctx, SERVICE, 'LeaseKeepAlive', (out, session) => {
       // One renewal at a time, in arrival order, as etcd's receive loop does.
       let chain: Promise<void> = Promise.resolve();
       const renew = async (id: string): Promise<void> => {
@@ -50,9 +49,9 @@ export function leaseService(ctx: EdgeContext): UntypedServiceImplementation {
         const header = current();
         const r = await store.leaseKeepAlive(id);
         if (session.ended) return;
-        const ok = call.write({ header, ID: id, TTL: r.ttl });
+        const ok = out.write({ header, ID: id, TTL: r.ttl });
         session.tracker.sent();
-        if (!ok) await once(call, 'drain');
+        if (!ok) await new Promise<void>((resolve) => out.onRoom(resolve));
       };
       return {
         onRequest: (req) => {

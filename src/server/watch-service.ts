@@ -1,7 +1,8 @@
 // etcdserverpb.Watch: one client stream is one WatchStream (src/watch/watch-stream.ts). Requests go to it
 // as they arrive; its responses go out with a full header, and when the call's write buffer is full the
-// stream is paused until grpc-js drains it, so a slow client holds back only its own watchers.
-import type { ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+// stream is paused until the client takes more, so a slow client holds back only its own watchers. The
+// call runs on the client port's own HTTP/2 server (h2-front.ts) or on grpc-js, through bidi()'s core.
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Gauge } from 'prom-client';
 import type { WatchFilter, WatchRequest, WatchResponse } from '../watch/types.js';
 import type { WatchResponseSender, WatchStream } from '../watch/watch-stream.js';
@@ -11,7 +12,6 @@ import { ETCD_PACKAGE, bidi } from './grpc-edge.js';
 import type { Long } from './etcd-wire.js';
 import { num } from './etcd-wire.js';
 import { WatchResponseEncoder } from './watch-encode.js';
-import { DirectWriter } from './grpc-coalesce.js';
 
 const SERVICE = `${ETCD_PACKAGE}.Watch`;
 
@@ -64,23 +64,19 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
   // Shared by every stream of this member, so each event is encoded once however many watchers get it.
   const encoder = new WatchResponseEncoder();
   return {
-    Watch: bidi<WireWatchRequest, object>(ctx, SERVICE, 'Watch', (call: ServerDuplexStream<WireWatchRequest, object>, session) => {
+    Watch: bidi<WireWatchRequest, object>(ctx, SERVICE, 'Watch', (out, session) => {
       // Set once the stream exists; the stream only sends from its own pump, after it is constructed.
       let resume: () => void = () => undefined;
-      // Responses go out in one HTTP/2 write per turn of the event loop (grpc-coalesce.ts).
-      const direct = DirectWriter.for(call, () => resume());
-      const out = (bytes: Buffer): boolean => {
+      const emit = (bytes: Buffer): boolean => {
         session.tracker.sent();
-        if (direct) return direct.write(bytes);
-        // Already encoded: the service's serializer passes Buffers through (etcd-proto.ts).
-        const ok = call.write(bytes);
-        // The WatchStream stops at `false` and waits for resume(): one drain listener per pause.
-        if (!ok) call.once('drain', () => resume());
+        const ok = out.write(bytes);
+        // The WatchStream stops at `false` and waits for resume().
+        if (!ok) out.onRoom(() => resume());
         return ok;
       };
-      const send: WatchResponseSender = Object.assign((r: WatchResponse): boolean => session.ended || out(encoder.encode(store.header(r.header.revision), r)), {
+      const send: WatchResponseSender = Object.assign((r: WatchResponse): boolean => session.ended || emit(encoder.encode(store.header(r.header.revision), r)), {
         events: (watchId: number, revision: number, events: readonly KvEvent[]): boolean =>
-          session.ended || out(encoder.encodeEvents(store.header(revision), watchId, events)),
+          session.ended || emit(encoder.encodeEvents(store.header(revision), watchId, events)),
       });
       const stream: WatchStream = store.openWatchStream(send);
       resume = () => stream.resume();

@@ -1,8 +1,8 @@
 // The client port's own HTTP/2 server (src/server/h2-front.ts) and its HPACK (src/server/hpack.ts). The
 // fast-unary suite already compares its answers with grpc-js's header for header; this covers what a
 // protocol implementation must get right beyond single small calls: the client's dynamic table, flow
-// control both ways (a response bigger than the client's window, a relayed stream the client stops
-// reading), resets, pings and connection errors.
+// control both ways (a response bigger than the client's window, a watch stream the client stops reading,
+// a relayed stream that grpc-js ends while the client holds it back), resets, pings and connection errors.
 import { connect } from 'node:http2';
 import type { ClientHttp2Session, ClientHttp2Stream } from 'node:http2';
 import net from 'node:net';
@@ -127,7 +127,7 @@ describe('the client port serving HTTP/2 itself', () => {
     expect(Buffer.from(res.kvs[0]?.value ?? []).equals(value)).toBe(true);
   });
 
-  it('holds a relayed watch stream the client stops reading, then delivers every event in order', async () => {
+  it('holds a watch stream the client stops reading, then delivers every event in order', async () => {
     const s = open();
     const watch = method(WATCH, 'Watch');
     const put = method(KV, 'Put');
@@ -187,7 +187,7 @@ describe('the client port serving HTTP/2 itself', () => {
     expect(bytes).toBeGreaterThan(3 * value.length);
   });
 
-  it('keeps serving a connection after the client resets a relayed stream, and answers pings', async () => {
+  it('keeps serving a connection after the client resets a watch stream, and answers pings', async () => {
     const s = open();
     const watch = method(WATCH, 'Watch');
     const stream = s.request({ ':method': 'POST', ':path': watch.path, 'content-type': 'application/grpc', te: 'trailers' });
@@ -201,7 +201,7 @@ describe('the client port serving HTTP/2 itself', () => {
     expect((await unary(s, range.path, range.requestSerialize({ key: Buffer.from('r') }))).status).toBe('0');
   });
 
-  it('relays more long-lived streams on one connection than an HTTP/2 client assumes before SETTINGS (100)', async () => {
+  it('serves more long-lived streams on one connection than an HTTP/2 client assumes before SETTINGS (100)', async () => {
     const s = open();
     const watch = method(WATCH, 'Watch');
     const streams = Array.from({ length: 150 }, (_, i) => {
@@ -242,6 +242,7 @@ describe('the HTTP/2 server on bytes handed to it at once', () => {
     ]);
     serveH2Front(sock as unknown as net.Socket, head, {
       fast: new Map(),
+      streams: new Map(),
       maxReceive: 1024,
       log: testLogger(),
       keepaliveTimeMs: 60_000,
