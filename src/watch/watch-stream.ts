@@ -9,6 +9,7 @@ import type { KvEvent } from '../kv/types.js';
 import type { WatchCreateRequest, WatchRequest, WatchResponse, WatcherResponse } from './types.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, eventSize, fragmentResponse } from './fragment.js';
 import { ResponseQueue } from './response-queue.js';
+import type { QueueOwner } from './response-queue.js';
 
 export interface WatchStreamOptions {
   /** Progress notification interval for watchers with progress_notify (etcd default 10 min, plus up to 10% jitter). */
@@ -37,7 +38,7 @@ export const ERR_DUPLICATE_WATCH_ID = 'mvcc: duplicate watch ID provided on the 
 export const ERR_EMPTY_WATCHER_RANGE = 'mvcc: watcher range is empty';
 
 /** A watch as the stream tracks it. */
-interface StreamWatch {
+interface StreamWatch extends QueueOwner {
   readonly id: number;
   handle: WatcherHandle | undefined;
   /** No events went out since the last progress tick, so the next tick sends a notification (etcd). */
@@ -128,7 +129,7 @@ export class WatchStream {
     } else if (this.watches.has(id)) {
       return fail(ERR_DUPLICATE_WATCH_ID);
     }
-    const sw: StreamWatch = { id, handle: undefined, progressDue: true };
+    const sw: StreamWatch = { id, handle: undefined, progressDue: true, queued: 0, newest: undefined };
     this.watches.set(id, sw);
     // Created goes into the queue first, so it precedes anything the watcher sends.
     this.control(response({ header: { revision: rev }, watchId: id, created: true }));

@@ -36,6 +36,8 @@ export class Watcher implements WatcherHandle {
   state: WatcherState = 'unsynced';
   /** Set while a victim: what must be sent before the watcher can move on. */
   pending: PendingBatch | undefined;
+  /** The watchable store's scratch while it gathers one revision's events for this watcher. */
+  gathering: KvEvent[] | undefined;
   private readonly noPut: boolean;
   private readonly noDelete: boolean;
 
