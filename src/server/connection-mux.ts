@@ -7,10 +7,8 @@
 // that rewrites it in every request (h2-authority.ts) — correct, but every byte then crosses JS.
 import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import { AuthorityFixer, FLAG_ACK, FRAME_HEADER_LEN, TYPE_HEADERS, TYPE_SETTINGS, fixAuthority, headerBlockBounds } from './h2-authority.js';
-
-/** The HTTP/2 client connection preface (RFC 9113 §3.4). */
-export const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+import { AuthorityFixer, fixAuthority, headerBlockBounds } from './h2-authority.js';
+import { F_ACK, FRAME_HEADER_LEN, HTTP2_PREFACE, T_HEADERS, T_PING, T_SETTINGS } from './h2-frames.js';
 
 export type Protocol = 'h2' | 'http1';
 
@@ -45,8 +43,7 @@ export function replayIntoSocket(sock: Socket, head: Buffer): void {
 }
 
 /** An empty SETTINGS frame: a valid server connection preface, sent before Node's own. */
-const EMPTY_SETTINGS = Buffer.from([0, 0, 0, TYPE_SETTINGS, 0, 0, 0, 0, 0]);
-const TYPE_PING = 0x6;
+const EMPTY_SETTINGS = Buffer.from([0, 0, 0, T_SETTINGS, 0, 0, 0, 0, 0]);
 
 /** What routeH2 hands on: the socket itself (with the bytes read put back), or a relaying stream. */
 export interface H2Handoff {
@@ -89,19 +86,19 @@ export function routeH2(sock: Socket, head: Buffer, to: H2Handoff): void {
       if (end > buf.length) break;
       const type = buf[scanned + 3];
       const flags = buf[scanned + 4] as number;
-      if (!ackSeen && type === TYPE_SETTINGS && (flags & FLAG_ACK) !== 0 && len === 0) {
+      if (!ackSeen && type === T_SETTINGS && (flags & F_ACK) !== 0 && len === 0) {
         ackSeen = true;
         buf = Buffer.concat([buf.subarray(0, scanned), buf.subarray(end)]);
         continue;
       }
-      if (type === TYPE_PING && (flags & FLAG_ACK) === 0 && len === 8) {
+      if (type === T_PING && (flags & F_ACK) === 0 && len === 8) {
         const ack = Buffer.from(buf.subarray(scanned, end));
-        ack[4] = FLAG_ACK;
+        ack[4] = F_ACK;
         sock.write(ack);
         buf = Buffer.concat([buf.subarray(0, scanned), buf.subarray(end)]);
         continue;
       }
-      if (type === TYPE_HEADERS && !headers) headers = buf.subarray(scanned, end);
+      if (type === T_HEADERS && !headers) headers = buf.subarray(scanned, end);
       scanned = end;
     }
     if (!headers) return;

@@ -5,15 +5,8 @@
 // the client's HEADERS frames, character for character ('/' → '_'), keeping the value's length so both
 // sides' HPACK dynamic tables keep the same sizes. Everything else passes through untouched.
 import { encodeInt, readInt, readString } from './hpack.js';
+import { F_ACK, F_END_HEADERS, F_PADDED, F_PRIORITY, FRAME_HEADER_LEN, HTTP2_PREFACE, T_HEADERS, T_SETTINGS } from './h2-frames.js';
 
-const PREFACE_LEN = 24;
-export const FRAME_HEADER_LEN = 9;
-export const TYPE_HEADERS = 0x1;
-export const TYPE_SETTINGS = 0x4;
-export const FLAG_ACK = 0x1;
-const FLAG_END_HEADERS = 0x4;
-const FLAG_PADDED = 0x8;
-const FLAG_PRIORITY = 0x20;
 /** ":authority" is entry 1 of HPACK's static table. */
 const STATIC_AUTHORITY = 1;
 
@@ -71,14 +64,14 @@ export function fixAuthority(block: Uint8Array): Buffer | undefined {
  */
 export function headerBlockBounds(frame: Uint8Array): { start: number; end: number } | undefined {
   const flags = frame[4] as number;
-  if ((flags & FLAG_END_HEADERS) === 0) return undefined;
+  if ((flags & F_END_HEADERS) === 0) return undefined;
   let start = FRAME_HEADER_LEN;
   let padLen = 0;
-  if (flags & FLAG_PADDED) {
+  if (flags & F_PADDED) {
     padLen = frame[start] as number;
     start++;
   }
-  if (flags & FLAG_PRIORITY) start += 5;
+  if (flags & F_PRIORITY) start += 5;
   const end = frame.length - padLen;
   return end >= start ? { start, end } : undefined;
 }
@@ -101,7 +94,7 @@ function rewriteHeadersFrame(frame: Buffer): Buffer {
  * send on what it returns. Only HEADERS frames are held until complete; the rest streams through.
  */
 export class AuthorityFixer {
-  private prefaceLeft = PREFACE_LEN;
+  private prefaceLeft = HTTP2_PREFACE.length;
   /** Bytes of a frame header, or of a whole HEADERS frame, still being gathered. */
   private pending: Buffer | undefined;
   /** Payload bytes of a non-HEADERS frame still to pass through. */
@@ -137,12 +130,12 @@ export class AuthorityFixer {
       }
       const head = this.pending as Buffer;
       const length = head.readUIntBE(0, 3);
-      if (this.dropSettingsAck && head[3] === TYPE_SETTINGS && ((head[4] as number) & FLAG_ACK) !== 0 && length === 0) {
+      if (this.dropSettingsAck && head[3] === T_SETTINGS && ((head[4] as number) & F_ACK) !== 0 && length === 0) {
         this.dropSettingsAck = false;
         this.pending = undefined;
         continue;
       }
-      if (head[3] !== TYPE_HEADERS) {
+      if (head[3] !== T_HEADERS) {
         out.push(head.subarray(0, FRAME_HEADER_LEN));
         this.pending = undefined;
         this.passLeft = length;

@@ -25,39 +25,37 @@ import { status as Status } from '@grpc/grpc-js';
 import type { BidiCall, BidiCore, BidiTransport, WireStatus } from './grpc-edge.js';
 import type { FastUnaryMethod, UnaryAnswer } from './grpc-fast-unary.js';
 import { FastCall, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, first, servable, statusTrailers } from './grpc-fast-unary.js';
-import { HTTP2_PREFACE } from './connection-mux.js';
+import {
+  E_CANCEL,
+  E_COMPRESSION,
+  E_FLOW_CONTROL,
+  E_FRAME_SIZE,
+  E_NO_ERROR,
+  E_PROTOCOL,
+  E_REFUSED_STREAM,
+  F_ACK,
+  F_END_HEADERS,
+  F_END_STREAM,
+  F_PADDED,
+  F_PRIORITY,
+  FRAME_HEADER_LEN,
+  HTTP2_PREFACE,
+  S_INITIAL_WINDOW_SIZE,
+  S_MAX_FRAME_SIZE,
+  T_CONTINUATION,
+  T_DATA,
+  T_GOAWAY,
+  T_HEADERS,
+  T_PING,
+  T_PUSH_PROMISE,
+  T_RST_STREAM,
+  T_SETTINGS,
+  T_WINDOW_UPDATE,
+} from './h2-frames.js';
 import { MessageReader } from './grpc-coalesce.js';
 import { HpackDecoder, HpackError, encodeHeaders } from './hpack.js';
 import type { HeaderList } from './hpack.js';
 
-const T_DATA = 0x0;
-const T_HEADERS = 0x1;
-const T_RST_STREAM = 0x3;
-const T_SETTINGS = 0x4;
-const T_PUSH_PROMISE = 0x5;
-const T_PING = 0x6;
-const T_GOAWAY = 0x7;
-const T_WINDOW_UPDATE = 0x8;
-const T_CONTINUATION = 0x9;
-
-const F_END_STREAM = 0x1;
-const F_ACK = 0x1;
-const F_END_HEADERS = 0x4;
-const F_PADDED = 0x8;
-const F_PRIORITY = 0x20;
-
-const E_NO_ERROR = 0x0;
-const E_PROTOCOL = 0x1;
-const E_FLOW_CONTROL = 0x3;
-const E_FRAME_SIZE = 0x6;
-const E_REFUSED_STREAM = 0x7;
-const E_CANCEL = 0x8;
-const E_COMPRESSION = 0x9;
-
-const S_INITIAL_WINDOW_SIZE = 0x4;
-const S_MAX_FRAME_SIZE = 0x5;
-
-const HEADER_LEN = 9;
 const DEFAULT_WINDOW = 65_535;
 const MAX_WINDOW = 2 ** 31 - 1;
 /** The frame size this side accepts (the protocol's default; it announces no other). */
@@ -267,15 +265,15 @@ class H2Front implements H2FrontConnection {
       }
       let pos = 0;
       const b = this.buf;
-      while (b.length - pos >= HEADER_LEN) {
+      while (b.length - pos >= FRAME_HEADER_LEN) {
         const len = b.readUIntBE(pos, 3);
         if (len > MAX_RECEIVE_FRAME) throw new ConnectionError(E_FRAME_SIZE, `frame of ${len} bytes`);
-        if (b.length - pos < HEADER_LEN + len) break;
+        if (b.length - pos < FRAME_HEADER_LEN + len) break;
         const type = b[pos + 3] as number;
         const flags = b[pos + 4] as number;
         const id = b.readUInt32BE(pos + 5) & 0x7fffffff;
-        const payload = b.subarray(pos + HEADER_LEN, pos + HEADER_LEN + len);
-        pos += HEADER_LEN + len;
+        const payload = b.subarray(pos + FRAME_HEADER_LEN, pos + FRAME_HEADER_LEN + len);
+        pos += FRAME_HEADER_LEN + len;
         this.onFrame(type, flags, id, payload);
         if (this.closed) return;
       }
@@ -688,13 +686,13 @@ class H2Front implements H2FrontConnection {
 
   /** A frame's 9-byte header; its payload, `length` bytes, must be pushed to `out` right after. */
   private frameHeader(type: number, flags: number, id: number, length: number): void {
-    const h = Buffer.allocUnsafe(HEADER_LEN);
+    const h = Buffer.allocUnsafe(FRAME_HEADER_LEN);
     h.writeUIntBE(length, 0, 3);
     h[3] = type;
     h[4] = flags;
     h.writeUInt32BE(id, 5);
     this.out.push(h);
-    this.outBytes += HEADER_LEN + length;
+    this.outBytes += FRAME_HEADER_LEN + length;
     this.scheduleFlush();
   }
 
