@@ -34,6 +34,9 @@ export function decodeLease(k: Buffer, v: Buffer): { id: string; ttl: number } {
   return { id: k.subarray(1).toString(), ttl: (unpack(v) as { ttl: number }).ttl };
 }
 
+/** Entries added to a LevelDB batch per turn of the event loop while it is built. */
+const BATCH_CHUNK = 5000;
+
 /** Keys compare as binary strings; the buffer is keyed by latin1 so Map lookups are exact. */
 function bkey(k: Buffer): string {
   return k.toString('latin1');
@@ -125,18 +128,28 @@ export class Backend {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const chained = this.db.batch();
-    for (const [key, value] of batch.values()) {
-      if (value === null) chained.del(key);
-      else chained.put(key, value);
-    }
-    // While the batch is in flight its entries must stay visible to reads: keep them as a lower layer.
+    // While the batch is built and written its entries must stay visible to reads: keep them as a lower layer.
     this.inflight = batch;
-    this.flushing = chained.write({ sync }).finally(() => {
+    this.flushing = this.writeBatch(batch, sync).finally(() => {
       this.flushing = undefined;
       this.inflight = undefined;
     });
     await this.flushing;
+  }
+
+  /**
+   * One atomic LevelDB batch. Building it costs about a microsecond an entry on the event loop, so the
+   * batch of a large delete or compaction (150,000 records) is built over several turns, not in one.
+   */
+  private async writeBatch(batch: Map<string, Entry>, sync: boolean): Promise<void> {
+    const chained = this.db.batch();
+    let n = 0;
+    for (const [key, value] of batch.values()) {
+      if (value === null) chained.del(key);
+      else chained.put(key, value);
+      if (++n % BATCH_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await chained.write({ sync });
   }
 
   private inflight: Map<string, Entry> | undefined;

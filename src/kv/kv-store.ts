@@ -54,6 +54,14 @@ function asBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
+/** Keys (or records) physical compaction handles per turn of the event loop. */
+const COMPACT_CHUNK = 2000;
+
+/** Lets the event loop run (I/O, timers) before going on. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function cmpLease(a: string, b: string): number {
   const x = BigInt(a);
   const y = BigInt(b);
@@ -731,15 +739,31 @@ export class KvStore {
   }
 
   /** Removes every record at or below `rev` that is not the visible value of its key at `rev`. */
+  /**
+   * Drops what compaction at `rev` made unreachable: history in the key index, keys left with none, and
+   * their records on disk. It works a chunk of keys or records per turn of the event loop, so a large key
+   * space (150,000 keys: half a second in one piece) never holds up the member's reads, writes and
+   * heartbeats. That is safe while writes go on: they only add revisions above `rev`, a chunk drops the
+   * keys it emptied before it yields, and the next chunk resumes from the last key it saw.
+   */
   private async physicallyCompact(rev: number): Promise<void> {
     const keep = new Set<string>();
-    const drop: string[] = [];
-    for (const [k, ki] of this.index.entries()) {
-      const kept = ki.compact(rev);
-      if (kept) keep.add(revKey(kept.main, kept.sub).toString('latin1'));
-      if (ki.hasNoHistory()) drop.push(k);
+    let after: string | undefined;
+    for (;;) {
+      const drop: string[] = [];
+      let seen = 0;
+      for (const [k, ki] of this.index.entries(after)) {
+        if (k === after) continue;
+        const kept = ki.compact(rev);
+        if (kept) keep.add(revKey(kept.main, kept.sub).toString('latin1'));
+        if (ki.hasNoHistory()) drop.push(k);
+        after = k;
+        if (++seen === COMPACT_CHUNK) break;
+      }
+      for (const k of drop) this.index.delete(k);
+      if (seen < COMPACT_CHUNK) break;
+      await nextTurn();
     }
-    for (const k of drop) this.index.delete(k);
     let removed = 0;
     const pending: Buffer[] = [];
     for await (const [k, v] of this.backend.iterate(revKey(0, 0), revKey(rev + 1, 0))) {
@@ -747,12 +771,16 @@ export class KvStore {
       pending.push(k);
       removed += k.length + v.length;
     }
-    for (const k of pending) this.backend.del(k);
+    for (let i = 0; i < pending.length; i++) {
+      this.backend.del(pending[i] as Buffer);
+      if ((i + 1) % COMPACT_CHUNK === 0) await nextTurn();
+    }
     this.backend.size = Math.max(0, this.backend.size - removed);
-    // Recorded in the same batch as the deletes, so a restart resumes only an unfinished compaction.
+    // A restart finds compactDone below compactRev and compacts again; deleting what is gone is harmless.
     this.backend.putMeta('compactDone', rev);
     await this.backend.flush();
   }
+
 
   /** Waits for background compaction to finish. */
   async compacted(): Promise<void> {

@@ -263,6 +263,71 @@ describe('compaction', () => {
       expect(dec((await s.range({ key: enc('k'), revision: 11 })).kvs[0]?.value)).toBe('9');
     }));
 
+  it('compacts a key space larger than one chunk while writes go on, ending where a quiet compaction ends', async () => {
+    // 5,000 keys (compaction works 2,000 per turn of the event loop) with history to drop, 1,000 of them
+    // deleted. Store A compacts while a writer changes keys in chunks already done and still to come,
+    // recreates a key the compaction drops, and deletes another; store B does the same writes after its
+    // compaction has finished. Both must end with the same contents, history and hash.
+    const key = (i: number): Uint8Array => enc(`k${String(i).padStart(4, '0')}`);
+    const prepare = async (s: KvStore): Promise<number> => {
+      for (let round = 0; round < 2; round++) {
+        const ops = Array.from({ length: 5000 }, (_, i) => ({ requestPut: { key: key(i), value: enc(`v${round}.${i}`) } }));
+        for (let at = 0; at < ops.length; at += 100) await s.txn({ success: ops.slice(at, at + 100) });
+      }
+      await s.deleteRange({ key: key(0), rangeEnd: key(1000) });
+      return s.currentRev;
+    };
+    const writes = [
+      () => ({ key: key(4999), value: enc('late') }),
+      () => ({ key: key(500), value: enc('recreated') }),
+      () => ({ key: key(2500), value: enc('changed') }),
+      () => ({ key: key(10), value: enc('recreated too') }),
+    ];
+    const [a, b] = [await tempDir(), await tempDir()];
+    const sa = await KvStore.open(a);
+    const sb = await KvStore.open(b);
+    try {
+      const rev = await prepare(sa);
+      expect(await prepare(sb)).toBe(rev);
+      const compaction = sa.compact(rev).done;
+      let interleaved = 0;
+      let finished = false;
+      void compaction.then(() => (finished = true));
+      for (const w of writes) {
+        await new Promise((r) => setImmediate(r));
+        if (!finished) interleaved++;
+        await sa.put(w());
+      }
+      await sa.deleteRange({ key: key(3000) });
+      await compaction;
+      expect(interleaved).toBeGreaterThan(1); // the writes did land between chunks
+      await sb.compact(rev).done;
+      for (const w of writes) await sb.put(w());
+      await sb.deleteRange({ key: key(3000) });
+
+      const all = async (s: KvStore, revision = 0): Promise<string[]> =>
+        (await s.range({ key: enc('k'), rangeEnd: enc('l'), revision })).kvs.map((kv) => `${dec(kv.key)}=${dec(kv.value)}@${kv.modRevision}/${kv.createRevision}/${kv.version}`);
+      expect(await all(sa)).toEqual(await all(sb));
+      expect(await all(sa, rev)).toEqual(await all(sb, rev));
+      expect((await all(sa)).length).toBe(4000 + 2 - 1);
+      expect(await sa.hashKV()).toEqual(await sb.hashKV());
+      const history = async (s: KvStore): Promise<string[]> => {
+        const out: string[] = [];
+        for await (const { rev: r, event } of s.history(1, s.currentRev)) out.push(`${r}:${event.type}:${dec(event.kv.key)}`);
+        return out;
+      };
+      expect(await history(sa)).toEqual(await history(sb));
+      await sa.flush();
+      await sb.flush();
+      expect(sa.size()).toBe(sb.size());
+    } finally {
+      await sa.close();
+      await sb.close();
+      await rm(a, { recursive: true, force: true });
+      await rm(b, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('survives a restart and keeps the compacted revision', async () => {
     const dir = await tempDir();
     try {
