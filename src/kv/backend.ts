@@ -4,6 +4,7 @@
 import { ClassicLevel } from 'classic-level';
 import { pack, unpack } from 'msgpackr';
 import { stat, readdir } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { KvStoreError } from './errors.js';
 
 type Db = ClassicLevel<Buffer, Buffer>;
@@ -147,7 +148,7 @@ export class Backend {
     for (const [key, value] of batch.values()) {
       if (value === null) chained.del(key);
       else chained.put(key, value);
-      if (++n % BATCH_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (++n % BATCH_CHUNK === 0) await nextTurn();
     }
     await chained.write({ sync });
   }

@@ -3,6 +3,7 @@
 // index and current values live in memory; history lives in the backend, keyed by revision.
 import { pack, unpack } from 'msgpackr';
 import { crc32 } from 'node:zlib';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type {
   Compare,
   DeleteRangeRequest,
@@ -56,11 +57,6 @@ function asBuffer(b: Uint8Array): Buffer {
 
 /** Keys (or records) physical compaction handles per turn of the event loop. */
 const COMPACT_CHUNK = 2000;
-
-/** Lets the event loop run (I/O, timers) before going on. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 function cmpLease(a: string, b: string): number {
   const x = BigInt(a);
@@ -738,7 +734,6 @@ export class KvStore {
     return { done: this.compacting };
   }
 
-  /** Removes every record at or below `rev` that is not the visible value of its key at `rev`. */
   /**
    * Drops what compaction at `rev` made unreachable: history in the key index, keys left with none, and
    * their records on disk. It works a chunk of keys or records per turn of the event loop, so a large key
@@ -780,7 +775,6 @@ export class KvStore {
     this.backend.putMeta('compactDone', rev);
     await this.backend.flush();
   }
-
 
   /** Waits for background compaction to finish. */
   async compacted(): Promise<void> {

@@ -312,6 +312,15 @@ export function bidi<Req, Res>(
     // Before admission: what the client sent, in order (undefined entry: its half-close).
     let waiting: (Req | undefined)[] | undefined = [];
     let roomWaiters: (() => void)[] = [];
+    /** Ends the call once, whichever way: false if it was over already. */
+    const close = (code: Status): boolean => {
+      if (ended) return false;
+      ended = true;
+      untrack?.();
+      handlers?.onClose();
+      tracker.done(code);
+      return true;
+    };
     const session: StreamSession = {
       tracker,
       get ended() {
@@ -319,11 +328,8 @@ export function bidi<Req, Res>(
       },
       finish(err?: unknown) {
         if (ended) return;
-        ended = true;
-        untrack?.();
-        handlers?.onClose();
         const s: WireStatus = err === undefined ? { code: Status.OK, details: 'OK' } : toStatus(err, ctx.log);
-        tracker.done(s.code);
+        close(s.code);
         t.end(s);
       },
     };
@@ -357,13 +363,7 @@ export function bidi<Req, Res>(
         if (waiting) waiting.push(undefined);
         else deliver(undefined);
       },
-      cancel: () => {
-        if (ended) return;
-        ended = true;
-        untrack?.();
-        handlers?.onClose();
-        tracker.done(Status.CANCELLED);
-      },
+      cancel: () => void close(Status.CANCELLED),
       room: () => {
         const fs = roomWaiters;
         roomWaiters = [];

@@ -441,17 +441,19 @@ class H2Front implements H2FrontConnection {
       else headers[name] = Array.isArray(prev) ? [...prev, value] : [prev as string, value];
     }
     const path = headers[':path'];
-    const method = typeof path === 'string' ? this.opts.fast.get(path) : undefined;
-    if (method && headers[':method'] === 'POST' && servable(headers)) {
-      st.call = new FastCall(method, this.answerFor(st), headers, this.opts.maxReceive, this.opts.log);
-      if (endStream) st.call.onEnd();
-      return;
-    }
-    const streamMethod = typeof path === 'string' ? this.opts.streams.get(path) : undefined;
-    // A deadline on a stream is rare (watches and keep-alives run for good): grpc-js keeps those.
-    if (streamMethod && headers[':method'] === 'POST' && servable(headers) && headers['grpc-timeout'] === undefined) {
-      this.openBidi(st, streamMethod, headers, endStream);
-      return;
+    if (typeof path === 'string' && headers[':method'] === 'POST' && servable(headers)) {
+      const method = this.opts.fast.get(path);
+      if (method) {
+        st.call = new FastCall(method, this.answerFor(st), headers, this.opts.maxReceive, this.opts.log);
+        if (endStream) st.call.onEnd();
+        return;
+      }
+      const streamMethod = this.opts.streams.get(path);
+      // A deadline on a stream is rare (watches and keep-alives run for good): grpc-js keeps those.
+      if (streamMethod && headers['grpc-timeout'] === undefined) {
+        this.openBidi(st, streamMethod, headers, endStream);
+        return;
+      }
     }
     this.relay(st, headers, endStream);
   }
@@ -515,11 +517,7 @@ class H2Front implements H2FrontConnection {
         this.sendData(st, framed);
         this.endWith(st, OK_TRAILERS_BLOCK);
       },
-      status: (s: WireStatus) => {
-        this.headers(st.id, encodeHeaders(headerPairs({ ...STATUS_AND_TYPE, ...statusTrailers(s) })), true);
-        st.localEnded = true;
-        this.maybeForget(st);
-      },
+      status: (s: WireStatus) => this.trailersOnly(st, s),
       gone: () => this.closed || st.localEnded || this.streams.get(st.id) !== st,
     };
   }
@@ -531,7 +529,7 @@ class H2Front implements H2FrontConnection {
     const transport: BidiTransport = {
       write: (res) => {
         // Like grpc-js, writes to a call that is over are dropped.
-        if (st.localEnded || st.endQueued || this.streams.get(st.id) !== st) return true;
+        if (this.bidiOver(st)) return true;
         let msg: Buffer;
         try {
           msg = method.serialize(res);
@@ -589,13 +587,23 @@ class H2Front implements H2FrontConnection {
    * call is told, as grpc-js tells its handler.
    */
   private endBidi(st: FrontStream, s: WireStatus, cancel: boolean): void {
-    if (st.localEnded || st.endQueued || this.streams.get(st.id) !== st) return;
+    if (this.bidiOver(st)) return;
     if (cancel) st.bidi?.cancel();
     const trailers = s.code === Status.OK ? OK_TRAILERS_BLOCK : encodeHeaders(headerPairs(statusTrailers(s)));
-    if (st.headersSent) return this.endWith(st, trailers);
+    if (st.headersSent) this.endWith(st, trailers);
+    else this.trailersOnly(st, s);
+  }
+
+  /** A response of headers alone, carrying the status (gRPC's trailers-only form), ending the stream. */
+  private trailersOnly(st: FrontStream, s: WireStatus): void {
     this.headers(st.id, encodeHeaders(headerPairs({ ...STATUS_AND_TYPE, ...statusTrailers(s) })), true);
     st.localEnded = true;
     this.maybeForget(st);
+  }
+
+  /** A bidi stream that can no longer send: ended, ending, or gone. */
+  private bidiOver(st: FrontStream): boolean {
+    return st.localEnded || st.endQueued || this.streams.get(st.id) !== st;
   }
 
   // ---- relayed calls ----

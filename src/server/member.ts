@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Entry, Message, NodeId, Ready, Snapshot, SoftState } from '../raft/types.js';
 import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../kv/types.js';
@@ -296,7 +297,7 @@ export class Member implements StoreApi {
       // native immediates, which run before this one, and a follower's write is on the commit path
       // while ours, done in parallel, usually is not. Starting the save first delayed them by its
       // synchronous part (encoding, the write's submission).
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     const t0 = performance.now();
     await this.storage.save(rd);
@@ -311,7 +312,7 @@ export class Member implements StoreApi {
     // Messages leave through HTTP/2 writes that Node makes on a later turn of the event loop. Let them go
     // before applying: an apply can hold the loop for seconds (a delete of 150,000 keys), and the followers
     // must learn the new commit index — and get their heartbeats — now, not after it.
-    if (rd.messages.length > 0 && rd.committedEntries.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (rd.messages.length > 0 && rd.committedEntries.length > 0) await nextTurn();
     for (const e of rd.committedEntries) await this.applyEntry(e);
     for (const rs of rd.readStates) this.reads.onReadState(rs);
     this.node.advance();
