@@ -48,30 +48,62 @@ export function frameMessages(messages: readonly Buffer[]): Buffer {
  * byte is not looked at: a reader serves calls whose encoding is identity, where grpc-js ignores it too.
  */
 export class MessageReader {
-  private pending: Buffer = Buffer.alloc(0);
+  /** Bytes of an incomplete message, as they came (joined once the message is whole). */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  /** 5 + the length of the message in `parts`, once its prefix has arrived. */
+  private needed = 0;
 
   constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
 
   /**
    * The messages this chunk completes, in order. `tooLarge` is the announced length of a message over
-   * maxBytes, if one came next; nothing after it is read.
+   * maxBytes, if one came next; nothing after it is read. A message split over many chunks is copied
+   * once, when its last chunk arrives (joining at every chunk made a large message cost its size
+   * squared).
    */
   push(chunk: Buffer): { messages: Buffer[]; tooLarge?: number } {
-    const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     const messages: Buffer[] = [];
+    let buf = chunk;
+    if (this.partBytes > 0) {
+      this.parts.push(chunk);
+      this.partBytes += chunk.length;
+      if (this.needed === 0 && this.partBytes >= 5) {
+        const head = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts, this.partBytes);
+        this.parts = [head];
+        const len = head.readUInt32BE(1);
+        if (len > this.maxBytes) return this.refuse(messages, len);
+        this.needed = 5 + len;
+      }
+      if (this.needed === 0 || this.partBytes < this.needed) return { messages };
+      buf = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts, this.partBytes);
+      this.parts = [];
+      this.partBytes = 0;
+      this.needed = 0;
+    }
     let at = 0;
     while (buf.length - at >= 5) {
       const len = buf.readUInt32BE(at + 1);
-      if (len > this.maxBytes) {
-        this.pending = Buffer.alloc(0);
-        return { messages, tooLarge: len };
+      if (len > this.maxBytes) return this.refuse(messages, len);
+      if (buf.length - at - 5 < len) {
+        this.needed = 5 + len;
+        break;
       }
-      if (buf.length - at - 5 < len) break;
       messages.push(buf.subarray(at + 5, at + 5 + len));
       at += 5 + len;
     }
-    this.pending = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+    if (at < buf.length) {
+      this.parts = [buf.subarray(at)];
+      this.partBytes = buf.length - at;
+    }
     return { messages };
+  }
+
+  private refuse(messages: Buffer[], len: number): { messages: Buffer[]; tooLarge: number } {
+    this.parts = [];
+    this.partBytes = 0;
+    this.needed = 0;
+    return { messages, tooLarge: len };
   }
 }
 

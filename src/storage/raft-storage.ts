@@ -55,7 +55,7 @@ interface Planned {
 /** Jobs planned into one write. */
 interface Group {
   readonly planned: Planned[];
-  readonly records: Buffer[];
+  readonly records: Uint8Array[];
   readonly shape: LogShape;
   readonly sync: boolean;
   /** Highest entry index written after the group's last reset. */
@@ -287,7 +287,7 @@ export class DurableRaftStorage implements Storage {
   private takeGroup(): Group {
     let shape = this.shape();
     const planned: Planned[] = [];
-    const records: Buffer[] = [];
+    const records: Uint8Array[] = [];
     const snapshotFiles: SnapshotFile[] = [];
     let sync = false;
     let reset = false;
@@ -329,7 +329,7 @@ export class DurableRaftStorage implements Storage {
         try {
           for (const f of g.snapshotFiles) await writeFileDurably(this.dir, snapshotFileName(f.stored.index), f.data);
           if (g.reset) this.wal.forgetEntries();
-          await this.wal.append(Buffer.concat(g.records), g.sync, g.maxIndex);
+          await this.wal.append(g.records, g.sync, g.maxIndex);
           for (const { job, plan } of g.planned) job.applyToMirror(plan);
         } catch (e) {
           // Disk and mirror may now disagree (the log may hold part of it): refuse every later write.

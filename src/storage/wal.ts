@@ -16,7 +16,7 @@ const ALLOCATION_STEP = 4 * 1024 * 1024;
 /** Records that need not be durable are held in memory up to this many bytes. */
 const HOLD_LIMIT = 256 * 1024;
 
-function pwrite(fd: number, buf: Buffer, position: number): Promise<void> {
+function pwrite(fd: number, buf: Uint8Array, position: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const from = (done: number): void =>
       fs.write(fd, buf, done, buf.length - done, position + done, (e, n) => {
@@ -26,6 +26,30 @@ function pwrite(fd: number, buf: Buffer, position: number): Promise<void> {
       });
     from(0);
   });
+}
+
+/** Byte count of pieces written one after the other. */
+function sizeOf(pieces: readonly Uint8Array[]): number {
+  let n = 0;
+  for (const p of pieces) n += p.length;
+  return n;
+}
+
+/**
+ * Writes pieces one after the other at `position` with positional writev (libuv splits at IOV_MAX and
+ * continues after short writes); whatever an error leaves unwritten is written as one buffer.
+ */
+function pwritev(fd: number, pieces: readonly Uint8Array[], position: number): Promise<void> {
+  if (pieces.length === 0) return Promise.resolve();
+  if (pieces.length === 1) return pwrite(fd, pieces[0] as Uint8Array, position);
+  const total = sizeOf(pieces);
+  return new Promise((resolve, reject) =>
+    fs.writev(fd, pieces as Uint8Array[], position, (e, n) => {
+      if (e) reject(e);
+      else if (n < total) pwrite(fd, Buffer.concat(pieces as Uint8Array[], total).subarray(n), position + n).then(resolve, reject);
+      else resolve();
+    }),
+  );
 }
 
 function fdatasync(fd: number): Promise<void> {
@@ -46,9 +70,13 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** Zeros to write from, made once: a fresh 4 MiB buffer per step made V8 collect young garbage early. */
+let zeros: Buffer | undefined;
+
 /** Writes zeros over [from, to) of an open file. */
 async function zeroFill(fd: number, from: number, to: number): Promise<void> {
-  const chunk = Buffer.alloc(Math.min(to - from, ALLOCATION_STEP));
+  zeros ??= Buffer.alloc(ALLOCATION_STEP);
+  const chunk = zeros.subarray(0, Math.min(to - from, ALLOCATION_STEP));
   for (let at = from; at < to; at += chunk.length) await pwrite(fd, to - at < chunk.length ? chunk.subarray(0, to - at) : chunk, at);
 }
 
@@ -111,7 +139,7 @@ export class WalWriter {
   /** A write since the last sync went without one: the next durable write must sync the whole file. */
   private unsynced = false;
   /** Records that need not be durable, held back to go out with the next write that must be. */
-  private held: Buffer[] = [];
+  private held: Uint8Array[] = [];
   private heldBytes = 0;
   private heldMaxIndex = 0;
   /** The background job planAhead() started last (settled when none is running). */
@@ -164,29 +192,31 @@ export class WalWriter {
    * Appends framed records. `sync`: durable when this resolves; otherwise they may be lost in a crash,
    * the process's included, until a later durable append or close() writes them.
    */
-  async append(records: Buffer, sync: boolean, maxIndex: number): Promise<void> {
-    if (!sync && this.heldBytes + records.length <= HOLD_LIMIT) {
+  async append(records: readonly Uint8Array[], sync: boolean, maxIndex: number): Promise<void> {
+    const bytes = sizeOf(records);
+    if (!sync && this.heldBytes + bytes <= HOLD_LIMIT) {
       // Like etcd's buffered WAL encoder: a write that need not be durable (a commit-only hard state) costs
       // no system call; it goes out with the next write that must be.
-      this.held.push(records);
-      this.heldBytes += records.length;
+      for (const r of records) this.held.push(r);
+      this.heldBytes += bytes;
       this.heldMaxIndex = Math.max(this.heldMaxIndex, maxIndex);
       return;
     }
-    if (this.held.length > 0 && this.mustRotate(this.heldBytes + records.length)) {
+    if (this.held.length > 0 && this.mustRotate(this.heldBytes + bytes)) {
       // Held records go to the segment they were made in: the next segment's header restates the state
       // with them in it, so they must be on disk (rotate() syncs) before that header is.
       const heldMax = this.heldMaxIndex;
       await this.write(this.takeHeld(), false, heldMax, false);
     }
     const max = Math.max(maxIndex, this.heldMaxIndex);
-    const data = this.held.length === 0 ? records : Buffer.concat([this.takeHeld(), records]);
+    const data = this.held.length === 0 ? records : [...this.takeHeld(), ...records];
     await this.write(data, sync, max, true);
   }
 
-  /** The held records as one buffer; the hold is empty afterwards. */
-  private takeHeld(): Buffer {
-    const data = Buffer.concat(this.held.splice(0));
+  /** The held records; the hold is empty afterwards. */
+  private takeHeld(): Uint8Array[] {
+    const data = this.held;
+    this.held = [];
     this.heldBytes = this.heldMaxIndex = 0;
     return data;
   }
@@ -195,9 +225,10 @@ export class WalWriter {
     return this.pos > this.headerEnd && this.pos + bytes > this.segmentBytes;
   }
 
-  private async write(records: Buffer, sync: boolean, maxIndex: number, mayRotate: boolean): Promise<void> {
-    if (mayRotate && this.mustRotate(records.length)) await this.rotate();
-    const end = this.pos + records.length;
+  private async write(records: readonly Uint8Array[], sync: boolean, maxIndex: number, mayRotate: boolean): Promise<void> {
+    const bytes = sizeOf(records);
+    if (mayRotate && this.mustRotate(bytes)) await this.rotate();
+    const end = this.pos + bytes;
     if (end > this.allocated) await this.ahead;
     if (end > this.allocated) {
       const to = Math.max(end, this.allocated + Math.min(this.segmentBytes, ALLOCATION_STEP));
@@ -207,15 +238,15 @@ export class WalWriter {
       this.unsynced = false;
     }
     if (!sync) {
-      await pwrite(this.fd, records, this.pos);
+      await pwritev(this.fd, records, this.pos);
       this.unsynced = true;
     } else if (this.unsynced) {
       // O_DSYNC makes only this write's range durable: earlier unsynced writes need a whole-file sync.
-      await pwrite(this.fd, records, this.pos);
+      await pwritev(this.fd, records, this.pos);
       await fdatasync(this.fd);
       this.unsynced = false;
     } else {
-      await pwrite(this.dsyncFd, records, this.pos);
+      await pwritev(this.dsyncFd, records, this.pos);
     }
     this.pos = end;
     const cur = this.segments[this.segments.length - 1] as SegmentInfo;
@@ -282,7 +313,7 @@ export class WalWriter {
   async close(): Promise<void> {
     if (this.fd < 0) return;
     // Held records first: writing them may rotate, which replaces the descriptors.
-    if (this.held.length > 0) await this.append(Buffer.alloc(0), true, 0);
+    if (this.held.length > 0) await this.append([], true, 0);
     const { fd, dsyncFd } = this;
     try {
       await this.ahead;

@@ -5,7 +5,7 @@
 import type { ConfState, Entry, HardState, Ready, SnapshotMetadata } from '../raft/types.js';
 import { errCompacted, errSnapOutOfDate, invariant } from '../raft/errors.js';
 import type { StoredSnapshot } from './records.js';
-import { compactCodec, confStateClearCodec, confStateCodec, dataChecksum, frameEntry, hardStateCodec, resetCodec, snapshotCodec } from './records.js';
+import { compactCodec, confStateClearCodec, confStateCodec, dataChecksum, frameEntryParts, hardStateCodec, resetCodec, snapshotCodec } from './records.js';
 
 /** What planning needs to know about the log as it will be once every earlier planned write has landed. */
 export interface LogShape {
@@ -23,7 +23,8 @@ export interface SnapshotFile {
 }
 
 export interface Plan {
-  readonly records: Buffer[];
+  /** The bytes to write, in pieces written one after the other (an entry's data is not copied). */
+  readonly records: Uint8Array[];
   readonly shape: LogShape;
   readonly sync: boolean;
   /** The highest entry index the records write (0: none). */
@@ -47,7 +48,7 @@ export function storedSnapshot(meta: SnapshotMetadata, data: Uint8Array): Stored
  */
 export function planSave(shape: LogShape, rd: ReadyToSave, confState: ConfState | undefined): Plan {
   let { offset, last, snapIndex, commit } = shape;
-  const records: Buffer[] = [];
+  const records: Uint8Array[] = [];
   let snapshotFile: SnapshotFile | undefined;
   let maxIndex = 0;
 
@@ -71,7 +72,7 @@ export function planSave(shape: LogShape, rd: ReadyToSave, confState: ConfState 
     if (newLast > offset) {
       const from = Math.max(head.index, offset + 1);
       invariant(from <= last + 1, `missing log entry [last: ${last}, append at: ${from}]`);
-      for (let i = from; i <= newLast; i++) records.push(frameEntry(ents[i - head.index] as Entry));
+      for (let i = from; i <= newLast; i++) frameEntryParts(ents[i - head.index] as Entry, records);
       last = newLast;
       maxIndex = newLast;
     }

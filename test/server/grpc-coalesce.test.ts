@@ -2,8 +2,9 @@
 // the coalescing needs, and a burst of messages written at once arrives whole, in order, then the status.
 import { Server, ServerCredentials, credentials, makeGenericClientConstructor, status } from '@grpc/grpc-js';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coalesceWrites, frameMessages } from '../../src/server/grpc-coalesce.js';
+import { MessageReader, coalesceWrites, frameMessages } from '../../src/server/grpc-coalesce.js';
 
 const identity = (b: Buffer): Buffer => b;
 const definition = {
@@ -35,6 +36,33 @@ describe('coalesced server-stream writes', () => {
   it('frames each message with a zero flag and its big-endian length', () => {
     const out = frameMessages([Buffer.from('ab'), Buffer.alloc(0), Buffer.from('xyz')]);
     expect([...out]).toEqual([0, 0, 0, 0, 2, 97, 98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 120, 121, 122]);
+  });
+
+  it('reads framed messages back however the bytes are split, and stops at one over the size limit', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 20 }),
+        (messages, cuts) => {
+          const wire = frameMessages(messages.map((m) => Buffer.from(m)));
+          const reader = new MessageReader(200);
+          const got: number[][] = [];
+          let tooLarge: number | undefined;
+          for (let at = 0, i = 0; at < wire.length && tooLarge === undefined; i++) {
+            const size = cuts[i % cuts.length] as number;
+            const r = reader.push(wire.subarray(at, at + size));
+            for (const m of r.messages) got.push([...m]);
+            tooLarge = r.tooLarge;
+            at += size;
+          }
+          const firstBig = messages.findIndex((m) => m.length > 200);
+          const expected = (firstBig < 0 ? messages : messages.slice(0, firstBig)).map((m) => [...m]);
+          expect(got).toEqual(expected);
+          expect(tooLarge).toBe(firstBig < 0 ? undefined : messages[firstBig]?.length);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('delivers a burst of 5000 messages in order, then OK', async () => {
