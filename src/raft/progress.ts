@@ -146,14 +146,29 @@ export class ProgressTracker {
     return Math.floor(this.voters.size / 2) + 1;
   }
 
-  /** The largest index replicated on a quorum of voters. With no voters, Infinity (nothing to wait on). */
+  /**
+   * The largest index replicated on a quorum of voters. With no voters, Infinity (nothing to wait on).
+   * Runs on every append response: it sorts in a kept array, without allocating.
+   */
   committed(): number {
     if (this.voters.size === 0) return Number.POSITIVE_INFINITY;
-    const matches: number[] = [];
-    for (const id of this.voters) matches.push(this.progress.get(id)?.match ?? 0);
-    matches.sort((a, b) => b - a);
-    return matches[this.quorum() - 1] as number;
+    const m = this.matches;
+    let n = 0;
+    for (const id of this.voters) {
+      // Insertion into descending order.
+      const v = this.progress.get(id)?.match ?? 0;
+      let i = n++;
+      while (i > 0 && (m[i - 1] as number) < v) {
+        m[i] = m[i - 1] as number;
+        i--;
+      }
+      m[i] = v;
+    }
+    return m[this.quorum() - 1] as number;
   }
+
+  private readonly matches: number[] = [];
+  private sortedIds: NodeId[] = [];
 
   recordVote(id: NodeId, granted: boolean): void {
     if (!this.votes.has(id)) this.votes.set(id, granted);
@@ -188,9 +203,19 @@ export class ProgressTracker {
     return active >= this.quorum();
   }
 
-  /** Ids of every member (voters then learners), sorted for deterministic iteration. */
-  ids(): NodeId[] {
-    return [...this.progress.keys()].sort((a, b) => a - b);
+  /**
+   * Ids of every member, sorted for deterministic iteration. The array is kept while the members stay
+   * the same (same count, every kept id still there) and must not be changed by callers.
+   */
+  ids(): readonly NodeId[] {
+    const kept = this.sortedIds;
+    if (kept.length === this.progress.size) {
+      let same = true;
+      for (const id of kept) if (!this.progress.has(id)) same = false;
+      if (same) return kept;
+    }
+    this.sortedIds = [...this.progress.keys()].sort((a, b) => a - b);
+    return this.sortedIds;
   }
 
   voterList(): NodeId[] {
