@@ -132,6 +132,10 @@ export class ProgressTracker {
   learners = new Set<NodeId>();
   /** Votes received in the current election: true = granted. */
   readonly votes = new Map<NodeId, boolean>();
+  /** committed()'s scratch: voter matches, sorted in place on each call. */
+  private readonly matches: number[] = [];
+  /** What ids() last returned, kept while the members stay the same. */
+  private sortedIds: NodeId[] = [];
 
   constructor(
     readonly maxInflight: number,
@@ -166,9 +170,6 @@ export class ProgressTracker {
     }
     return m[this.quorum() - 1] as number;
   }
-
-  private readonly matches: number[] = [];
-  private sortedIds: NodeId[] = [];
 
   recordVote(id: NodeId, granted: boolean): void {
     if (!this.votes.has(id)) this.votes.set(id, granted);
@@ -208,14 +209,15 @@ export class ProgressTracker {
    * the same (same count, every kept id still there) and must not be changed by callers.
    */
   ids(): readonly NodeId[] {
-    const kept = this.sortedIds;
-    if (kept.length === this.progress.size) {
-      let same = true;
-      for (const id of kept) if (!this.progress.has(id)) same = false;
-      if (same) return kept;
-    }
-    this.sortedIds = [...this.progress.keys()].sort((a, b) => a - b);
+    if (this.idsChanged()) this.sortedIds = [...this.progress.keys()].sort((a, b) => a - b);
     return this.sortedIds;
+  }
+
+  /** Whether the members differ from what ids() kept (a loop, not a closure: this runs per message). */
+  private idsChanged(): boolean {
+    if (this.sortedIds.length !== this.progress.size) return true;
+    for (const id of this.sortedIds) if (!this.progress.has(id)) return true;
+    return false;
   }
 
   voterList(): NodeId[] {

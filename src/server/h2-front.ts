@@ -57,6 +57,13 @@ import { HpackDecoder, HpackError, encodeHeaders } from './hpack.js';
 import type { HeaderList } from './hpack.js';
 
 const DEFAULT_WINDOW = 65_535;
+
+/** A 4-byte big-endian payload (WINDOW_UPDATE's increment, RST_STREAM's error code). */
+function u32(n: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32BE(n, 0);
+  return b;
+}
 const MAX_WINDOW = 2 ** 31 - 1;
 /** The frame size this side accepts (the protocol's default; it announces no other). */
 const MAX_RECEIVE_FRAME = 16_384;
@@ -789,9 +796,7 @@ class H2Front implements H2FrontConnection {
   }
 
   private resetStream(st: FrontStream, code: number): void {
-    const b = Buffer.allocUnsafe(4);
-    b.writeUInt32BE(code, 0);
-    this.frame(T_RST_STREAM, 0, st.id, b);
+    this.rstFrame(st.id, code);
     st.localEnded = true;
     st.remoteEnded = true;
     st.call?.stop();
@@ -803,8 +808,7 @@ class H2Front implements H2FrontConnection {
   private maybeForget(st: FrontStream): void {
     if (st.bidi && st.localEnded && !st.remoteEnded) {
       // A call this side ended while the client may still send: the rest of its stream is not wanted.
-      const b = Buffer.alloc(4);
-      this.frame(T_RST_STREAM, 0, st.id, b);
+      this.rstFrame(st.id, E_NO_ERROR);
       st.remoteEnded = true;
     }
     if (st.localEnded && st.remoteEnded) this.forget(st);
@@ -872,9 +876,11 @@ class H2Front implements H2FrontConnection {
   }
 
   private windowUpdate(id: number, n: number): void {
-    const b = Buffer.allocUnsafe(4);
-    b.writeUInt32BE(n, 0);
-    this.frame(T_WINDOW_UPDATE, 0, id, b);
+    this.frame(T_WINDOW_UPDATE, 0, id, u32(n));
+  }
+
+  private rstFrame(id: number, code: number): void {
+    this.frame(T_RST_STREAM, 0, id, u32(code));
   }
 
   /** A connection error: GOAWAY with the code, then the connection closes. */

@@ -51,10 +51,15 @@ function readU64(b: Buffer, at: number): number {
   return b.readUInt32BE(at) * TWO_32 + b.readUInt32BE(at + 4);
 }
 
-/** Fills in the frame header of a buffer whose body (from FRAME_HEADER on) is written. */
-function seal(b: Buffer): Buffer {
-  b.writeUInt32LE(b.length - FRAME_HEADER, 0);
-  b.writeUInt32LE(crc32(b.subarray(FRAME_HEADER)), 4);
+/**
+ * Fills in the frame header of a buffer whose body (from FRAME_HEADER on) is written; `tail`, if given,
+ * is the rest of the body, written right after the buffer.
+ */
+function seal(b: Buffer, tail?: Uint8Array): Buffer {
+  const head = crc32(b.subarray(FRAME_HEADER));
+  b.writeUInt32LE(b.length - FRAME_HEADER + (tail?.length ?? 0), 0);
+  // Not crc32(empty, seed): Node answers 0 for an empty view of an empty ArrayBuffer (TextEncoder's '').
+  b.writeUInt32LE(tail && tail.length > 0 ? crc32(tail, head) : head, 4);
   return b;
 }
 
@@ -71,11 +76,7 @@ export function frameEntryParts(e: Entry, into: Uint8Array[]): void {
   b[at + 1] = e.type === 'normal' ? 0 : 1;
   writeU64(b, at + 2, e.index);
   writeU64(b, at + 10, e.term);
-  b.writeUInt32LE(1 + ENTRY_PAYLOAD + e.data.length, 0);
-  const headCrc = crc32(b.subarray(FRAME_HEADER));
-  // Not crc32(empty, headCrc): Node answers 0 for an empty view of an empty ArrayBuffer (TextEncoder's '').
-  b.writeUInt32LE(e.data.length > 0 ? crc32(e.data, headCrc) : headCrc, 4);
-  into.push(b);
+  into.push(seal(b, e.data));
   if (e.data.length > 0) into.push(e.data);
 }
 
