@@ -69,6 +69,13 @@ interface Waiter {
 const MAX_GAP_BETWEEN_APPLY_AND_COMMIT = 5000;
 const MAX_LEARNERS = 1;
 
+/** A caller of waitAppliedCommitted(): released once the applied index reaches `index`. */
+interface AppliedWaiter {
+  readonly index: number;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
 export class Member implements StoreApi {
   readonly log: Logger;
   private node!: RawNode;
@@ -87,6 +94,8 @@ export class Member implements StoreApi {
   private again = false;
   private stopped = false;
   private readonly waiters = new Map<string, Waiter>();
+  /** Callers of waitAppliedCommitted(), oldest first. */
+  private appliedWaiters: AppliedWaiter[] = [];
   private reqSeq = 0;
   /** Proposals gathered in this turn of the event loop, proposed together (one append, one message). */
   private batch: Uint8Array[] = [];
@@ -224,6 +233,7 @@ export class Member implements StoreApi {
     clearInterval(this.leaseTimer);
     clearInterval(this.flushTimer);
     this.reads.close(etcdError('STOPPED'));
+    for (const w of this.appliedWaiters.splice(0)) w.reject(etcdError('STOPPED'));
     for (const w of this.waiters.values()) w.reject(etcdError('STOPPED'));
     this.waiters.clear();
     this.watchable.close();
@@ -317,6 +327,7 @@ export class Member implements StoreApi {
     for (const rs of rd.readStates) this.reads.onReadState(rs);
     this.node.advance();
     this.reads.onApplied();
+    this.releaseAppliedWaiters();
     this.cfg.metrics?.proposalsCommitted.set(this.node.raft.raftLog.committed);
     this.cfg.metrics?.proposalsApplied.set(this.node.raft.raftLog.applied);
     this.cfg.metrics?.dbSize.set(this.kv.size());
@@ -527,6 +538,47 @@ export class Member implements StoreApi {
     this.log.info({ index: snap.metadata.index, revision: this.kv.currentRev }, 'installed snapshot from leader');
   }
 
+  /**
+   * Resolves once this member has applied every entry committed when it was called (etcd's
+   * waitAppliedIndex). A leader answers lease renewals, and lease questions forwarded by followers, from its
+   * own lessor, and it applies a commit only after telling its followers of it: without this wait, a client
+   * granted a lease through a follower could have its first keep-alive answered "no such lease" (TTL 0) by a
+   * leader that had not applied the grant yet, and its session would end at once.
+   */
+  private waitAppliedCommitted(): Promise<void> {
+    const index = this.node.raft.raftLog.committed;
+    if (this.node.raft.raftLog.applied >= index) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const w: AppliedWaiter = {
+        index,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.appliedWaiters = this.appliedWaiters.filter((x) => x !== w);
+        reject(etcdError('TIMEOUT'));
+      }, this.requestTimeoutMs);
+      this.appliedWaiters.push(w);
+    });
+  }
+
+  private releaseAppliedWaiters(): void {
+    if (this.appliedWaiters.length === 0) return;
+    const applied = this.node.raft.raftLog.applied;
+    const still: AppliedWaiter[] = [];
+    for (const w of this.appliedWaiters) {
+      if (w.index <= applied) w.resolve();
+      else still.push(w);
+    }
+    this.appliedWaiters = still;
+  }
+
   // ---- proposing ----
 
   private nextReqId(): string {
@@ -692,7 +744,10 @@ export class Member implements StoreApi {
   }
 
   async leaseKeepAlive(id: string): Promise<{ id: string; ttl: number }> {
-    if (this.isLeader()) return { id, ttl: this.kv.lessor.renew(id) };
+    if (this.isLeader()) {
+      await this.waitAppliedCommitted();
+      return { id, ttl: this.kv.lessor.renew(id) };
+    }
     const lead = this.softState.lead;
     if (lead === 0) throw etcdError('NO_LEADER');
     return { id, ttl: (await this.transport.leaseKeepAlive(lead, id)).ttl };
@@ -948,10 +1003,12 @@ export class Member implements StoreApi {
       clusterInfo: () => this.membership.encode(),
       leaseKeepAlive: async (id: string) => {
         if (!this.isLeader()) throw etcdError('NOT_LEADER');
+        await this.waitAppliedCommitted();
         return { ttl: this.kv.lessor.renew(id) };
       },
       leaseTimeToLive: async (id: string, keys: boolean) => {
         if (!this.isLeader()) throw etcdError('NOT_LEADER');
+        await this.waitAppliedCommitted();
         const t = this.localTimeToLive(id, keys);
         return { ttl: t.ttl, grantedTtl: t.grantedTtl, keys: t.keys };
       },
