@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Entry, Message, NodeId, Ready, Snapshot, SoftState } from '../raft/types.js';
 import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../kv/types.js';
@@ -54,6 +54,8 @@ export interface MemberConfig {
   readonly metrics?: MemberMetrics;
   /** TEST ONLY: serve linearizable reads locally, without ReadIndex (jepsen-lite proves it catches this). */
   readonly unsafeLocalReads?: boolean;
+  /** TEST ONLY: as leader, wait this long before applying committed entries (the Ready loop waits too). */
+  readonly leaderApplyDelayMs?: number;
   /** Builds the peer transport once the member knows its id and cluster id. */
   readonly transport: (ids: { memberId: NodeId; clusterId: number }, handlers: InboundHandlers, hooks: OutboundHooks) => Promise<PeerTransport>;
   /** For a member joining an existing cluster: asks the peers listed in --initial-cluster who is who. */
@@ -323,6 +325,7 @@ export class Member implements StoreApi {
     // before applying: an apply can hold the loop for seconds (a delete of 150,000 keys), and the followers
     // must learn the new commit index — and get their heartbeats — now, not after it.
     if (rd.messages.length > 0 && rd.committedEntries.length > 0) await nextTurn();
+    if (this.cfg.leaderApplyDelayMs && rd.committedEntries.length > 0 && this.softState.raftState === 'leader') await sleep(this.cfg.leaderApplyDelayMs);
     for (const e of rd.committedEntries) await this.applyEntry(e);
     for (const rs of rd.readStates) this.reads.onReadState(rs);
     this.node.advance();

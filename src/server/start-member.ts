@@ -28,10 +28,26 @@ export function unsafeLocalReadsRequested(env: NodeJS.ProcessEnv): boolean {
   return on;
 }
 
+/**
+ * TEST ONLY: a leader holds every apply back this many milliseconds after telling its followers of the
+ * commit, to widen the window in which followers are ahead of it (a lease granted through a follower, then
+ * renewed through the leader, must not look unknown there). Refused when NODE_ENV=production.
+ */
+export function leaderApplyDelayRequested(env: NodeJS.ProcessEnv): number {
+  const raw = env.SETPOINT_TEST_LEADER_APPLY_DELAY_MS;
+  if (raw === undefined || raw === '' || raw === '0') return 0;
+  if (env.NODE_ENV === 'production') throw new Error('SETPOINT_TEST_LEADER_APPLY_DELAY_MS is a test-only switch and is refused when NODE_ENV=production');
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 60_000) throw new Error(`SETPOINT_TEST_LEADER_APPLY_DELAY_MS: "${raw}" is not a whole number of milliseconds from 0 to 60000`);
+  return ms;
+}
+
 export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningMember> {
   const metrics = createMetrics({ serverVersion: '3.4.23', processMetrics: true });
   const unsafeLocalReads = unsafeLocalReadsRequested(env);
   if (unsafeLocalReads) logger.warn('SETPOINT_UNSAFE_LOCAL_READS is on: linearizable reads are served locally and may be stale (test only)');
+  const leaderApplyDelayMs = leaderApplyDelayRequested(env);
+  if (leaderApplyDelayMs > 0) logger.warn({ ms: leaderApplyDelayMs }, 'SETPOINT_TEST_LEADER_APPLY_DELAY_MS is on: a leader applies each commit late (test only)');
   const dialMap = parseDialMap(env.SETPOINT_PEER_DIAL_MAP);
   const peerTls = flags.peerTls ? await loadPeerTls(flags.peerTls) : undefined;
   let peerAddresses: readonly string[] = [];
@@ -52,6 +68,7 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     logger,
     metrics,
     unsafeLocalReads,
+    leaderApplyDelayMs,
     fetchMembership: (urls) => fetchMembership(urls.map((u) => dialMap.get(u) ?? u), peerTls),
     transport: async ({ memberId, clusterId }, handlers, hooks) => {
       const t = await createPeerTransport({

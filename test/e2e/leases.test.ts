@@ -50,4 +50,33 @@ describe('leases across failover', () => {
     expect(gone.TTL).toBe('-1');
     await expectSameHistory(cluster);
   }, 120_000);
+
+  it('a lease granted through a follower is known to a leader that has not applied the grant yet', async () => {
+    // The leader applies each commit 1.5 s after telling its followers of it (a test-only switch), so the
+    // follower answers the grant while the leader still lacks it. Renewals and TTL questions the follower
+    // forwards must wait for the leader's apply, as etcd's do, not answer "no such lease" (TTL 0 ends an
+    // etcd client's session at once). Slow elections keep the held-back leader in office.
+    const cluster = await StoreCluster.start({ heartbeatMs: 500, electionMs: 6000, env: { SETPOINT_TEST_LEADER_APPLY_DELAY_MS: '1500', NODE_ENV: 'test' } });
+    const leader = await cluster.waitForLeader();
+    const follower = cluster.running().find((n) => n !== leader) ?? '';
+    expect(cluster.logSince(leader)).toContain('SETPOINT_TEST_LEADER_APPLY_DELAY_MS is on');
+    const client = cluster.memberClient(follower);
+
+    const renewed = client.lease(30, { autoKeepAlive: false });
+    cluster.track({ close: () => renewed.release() });
+    const t0 = Date.now();
+    await renewed.grant();
+    const answer = await renewed.keepaliveOnce();
+    expect(answer.TTL).toBe('30');
+    // Both answers came back before the leader's held-back apply would have let it answer alone: the
+    // renewal really waited for it.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+
+    const asked = client.lease(30, { autoKeepAlive: false });
+    cluster.track({ close: () => asked.release() });
+    const id = await asked.grant();
+    const ttl = await client.leaseClient.leaseTimeToLive({ ID: id });
+    expect({ granted: ttl.grantedTTL, positive: Number(ttl.TTL) > 0 }).toEqual({ granted: '30', positive: true });
+    expect(cluster.running().includes(leader) && (await cluster.leader()) === leader).toBe(true);
+  }, 120_000);
 });
