@@ -32,5 +32,6 @@ export const E_REFUSED_STREAM = 0x7;
 export const E_CANCEL = 0x8;
 export const E_COMPRESSION = 0x9;
 
+export const S_HEADER_TABLE_SIZE = 0x1;
 export const S_INITIAL_WINDOW_SIZE = 0x4;
 export const S_MAX_FRAME_SIZE = 0x5;

@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import { status as Status } from '@grpc/grpc-js';
 import type { BidiCall, BidiCore, BidiTransport, WireStatus } from './grpc-edge.js';
 import type { FastUnaryMethod, UnaryAnswer } from './grpc-fast-unary.js';
-import { FastCall, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, first, servable, statusTrailers } from './grpc-fast-unary.js';
+import { FastCall, STATUS_AND_TYPE, first, servable, statusTrailers } from './grpc-fast-unary.js';
 import {
   E_CANCEL,
   E_COMPRESSION,
@@ -40,6 +40,7 @@ import {
   F_PRIORITY,
   FRAME_HEADER_LEN,
   HTTP2_PREFACE,
+  S_HEADER_TABLE_SIZE,
   S_INITIAL_WINDOW_SIZE,
   S_MAX_FRAME_SIZE,
   T_CONTINUATION,
@@ -53,7 +54,7 @@ import {
   T_WINDOW_UPDATE,
 } from './h2-frames.js';
 import { MessageReader } from './grpc-coalesce.js';
-import { HpackDecoder, HpackError, encodeHeaders } from './hpack.js';
+import { HpackDecoder, HpackError, OkBlockEncoder, encodeHeaders } from './hpack.js';
 import type { HeaderList } from './hpack.js';
 
 const DEFAULT_WINDOW = 65_535;
@@ -76,9 +77,11 @@ const STREAM_HIGH_WATER = 64 * 1024;
 /** DATA waits, whatever the windows say, while this much is still to be written to a slow socket. */
 const SOCKET_HIGH_WATER = 4 * 1024 * 1024;
 
-/** Pre-encoded header blocks for the answers the fast path gives most. */
-const OK_HEADERS_BLOCK = encodeHeaders(headerPairs(RESPONSE_HEADERS));
-const OK_TRAILERS_BLOCK = encodeHeaders(headerPairs(OK_TRAILERS));
+/**
+ * A header block to send: encoded bytes, or one of the two blocks the fast path sends most (an OK
+ * response's headers and trailers), encoded when they go out since they use the client's dynamic table.
+ */
+type Block = Buffer | 'ok-headers' | 'ok-trailers';
 
 function headerPairs(h: Record<string, string | number>): [string, string][] {
   return Object.entries(h).map(([k, v]) => [k, String(v)]);
@@ -115,7 +118,7 @@ interface FrontStream {
   /** DATA payload waiting for window, then the trailers block (or an empty END_STREAM) to follow it. */
   readonly queue: Buffer[];
   queued: number;
-  trailers: Buffer | undefined;
+  trailers: Block | undefined;
   endQueued: boolean;
   remoteEnded: boolean;
   localEnded: boolean;
@@ -188,6 +191,8 @@ class H2Front implements H2FrontConnection {
   private continuing: { id: number; endStream: boolean; parts: Buffer[]; size: number } | undefined;
   private peerInitialWindow = DEFAULT_WINDOW;
   private peerMaxFrame = 16_384;
+  /** This side's view of the client's HPACK dynamic table, for OK headers and trailers. */
+  private readonly okBlocks = new OkBlockEncoder();
   private connSendWindow = DEFAULT_WINDOW;
   /** Connection-window bytes the client used that this side has not given back yet. */
   private connToReturn = 0;
@@ -492,6 +497,8 @@ class H2Front implements H2FrontConnection {
       } else if (key === S_MAX_FRAME_SIZE) {
         if (value < 16_384 || value > 16_777_215) throw new ConnectionError(E_PROTOCOL, 'max frame size out of range');
         this.peerMaxFrame = value;
+      } else if (key === S_HEADER_TABLE_SIZE) {
+        this.okBlocks.peerTableSize(value);
       }
     }
     this.frame(T_SETTINGS, F_ACK, 0, Buffer.alloc(0));
@@ -520,9 +527,9 @@ class H2Front implements H2FrontConnection {
   private answerFor(st: FrontStream): UnaryAnswer {
     return {
       ok: (framed) => {
-        this.headers(st.id, OK_HEADERS_BLOCK, false);
+        this.headers(st.id, 'ok-headers', false);
         this.sendData(st, framed);
-        this.endWith(st, OK_TRAILERS_BLOCK);
+        this.endWith(st, 'ok-trailers');
       },
       status: (s: WireStatus) => this.trailersOnly(st, s),
       gone: () => this.closed || st.localEnded || this.streams.get(st.id) !== st,
@@ -546,7 +553,7 @@ class H2Front implements H2FrontConnection {
         }
         if (!st.headersSent) {
           st.headersSent = true;
-          this.headers(st.id, OK_HEADERS_BLOCK, false);
+          this.headers(st.id, 'ok-headers', false);
         }
         const prefix = Buffer.allocUnsafe(5);
         prefix[0] = 0;
@@ -596,7 +603,7 @@ class H2Front implements H2FrontConnection {
   private endBidi(st: FrontStream, s: WireStatus, cancel: boolean): void {
     if (this.bidiOver(st)) return;
     if (cancel) st.bidi?.cancel();
-    const trailers = s.code === Status.OK ? OK_TRAILERS_BLOCK : encodeHeaders(headerPairs(statusTrailers(s)));
+    const trailers: Block = s.code === Status.OK ? 'ok-trailers' : encodeHeaders(headerPairs(statusTrailers(s)));
     if (st.headersSent) this.endWith(st, trailers);
     else this.trailersOnly(st, s);
   }
@@ -712,7 +719,8 @@ class H2Front implements H2FrontConnection {
   }
 
   /** A header block as HEADERS and, past the client's frame size, CONTINUATION frames. */
-  private headers(id: number, block: Buffer, endStream: boolean): void {
+  private headers(id: number, b: Block, endStream: boolean): void {
+    const block = b === 'ok-headers' ? this.okBlocks.headers() : b === 'ok-trailers' ? this.okBlocks.trailers() : this.okBlocks.block(b);
     const max = this.peerMaxFrame;
     const es = endStream ? F_END_STREAM : 0;
     if (block.length <= max) return this.frame(T_HEADERS, F_END_HEADERS | es, id, block);
@@ -731,7 +739,7 @@ class H2Front implements H2FrontConnection {
   }
 
   /** Ends a stream after its queued data: with trailers, or an empty DATA frame with END_STREAM. */
-  private endWith(st: FrontStream, trailers: Buffer | undefined): void {
+  private endWith(st: FrontStream, trailers: Block | undefined): void {
     st.trailers = trailers;
     st.endQueued = true;
     this.pump(st);

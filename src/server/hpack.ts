@@ -228,17 +228,87 @@ function writeString(out: number[], s: string): void {
   for (let i = 0; i < s.length; i++) out.push(s.charCodeAt(i) & 0xff);
 }
 
+/**
+ * One literal header field, its name from the static table when it is there: "without indexing" (§6.2.2),
+ * or "with incremental indexing" (§6.2.1), which adds it to the client's dynamic table.
+ */
+function writeLiteral(out: number[], name: string, value: string, indexing: boolean): void {
+  const [prefixBits, pattern] = indexing ? [6, 0x40] : [4, 0x00];
+  const idx = STATIC_NAME_INDEX.get(name);
+  if (idx !== undefined) writeInt(out, idx, prefixBits, pattern);
+  else {
+    out.push(pattern);
+    writeString(out, name);
+  }
+  writeString(out, value);
+}
+
 /** A header block of literals "without indexing" (§6.2.2): no table state on either side. */
 export function encodeHeaders(fields: Iterable<readonly [string, string]>): Buffer {
   const out: number[] = [];
-  for (const [name, value] of fields) {
-    const idx = STATIC_NAME_INDEX.get(name);
-    if (idx !== undefined) writeInt(out, idx, 4, 0x00);
-    else {
-      out.push(0x00);
-      writeString(out, name);
-    }
-    writeString(out, value);
-  }
+  for (const [name, value] of fields) writeLiteral(out, name, value, false);
   return Buffer.from(out);
+}
+
+/** One header field "with incremental indexing", as a block of its own or the end of one. */
+function encodeIndexedLiteral(name: string, value: string): number[] {
+  const out: number[] = [];
+  writeLiteral(out, name, value, true);
+  return out;
+}
+
+/** The dynamic table's first index (§2.3.3): the newest entry. */
+const FIRST_DYNAMIC = STATIC_COUNT + 1;
+
+/**
+ * The server's side of the client's dynamic table, for the two header blocks a gRPC server sends most: an
+ * OK response's headers (`:status: 200`, `content-type: application/grpc`) and its OK trailers
+ * (`grpc-status: 0`). As Go's gRPC server does, content-type and grpc-status go into the table the first
+ * time and are sent as one-byte indexes after that; every other block stays literal "without indexing", so
+ * the table holds these two entries only (104 bytes), in this order, and never evicts. A client that
+ * announces a table smaller than the default 4096 bytes, at any time, gets literals only from then on
+ * (after a size update to 0 when entries were already in it).
+ */
+export class OkBlockEncoder {
+  static readonly CONTENT_TYPE: readonly [string, string] = ['content-type', 'application/grpc'];
+  static readonly GRPC_STATUS_OK: readonly [string, string] = ['grpc-status', '0'];
+  private static readonly LITERAL_HEADERS = encodeHeaders([[':status', '200'], OkBlockEncoder.CONTENT_TYPE]);
+  private static readonly LITERAL_TRAILERS = encodeHeaders([OkBlockEncoder.GRPC_STATUS_OK]);
+  /** 0: nothing in the table; 1: content-type; 2: content-type, then grpc-status; -1: literals only. */
+  private stage = 0;
+  /** A size update to 0 is due at the start of the next block (of any kind). */
+  private clearDue = false;
+
+  /** The client's SETTINGS_HEADER_TABLE_SIZE (4096 until it says otherwise). */
+  peerTableSize(size: number): void {
+    if (this.stage === -1 || size >= 4096) return;
+    if (this.stage > 0) this.clearDue = true;
+    this.stage = -1;
+  }
+
+  headers(): Buffer {
+    if (this.stage === -1) return this.block(OkBlockEncoder.LITERAL_HEADERS);
+    if (this.stage === 0) {
+      this.stage = 1;
+      return Buffer.from([0x88, ...encodeIndexedLiteral(...OkBlockEncoder.CONTENT_TYPE)]);
+    }
+    // content-type is the newest entry until grpc-status goes in after it.
+    return Buffer.from([0x88, 0x80 | (FIRST_DYNAMIC + this.stage - 1)]);
+  }
+
+  trailers(): Buffer {
+    if (this.stage === 1) {
+      this.stage = 2;
+      return Buffer.from(encodeIndexedLiteral(...OkBlockEncoder.GRPC_STATUS_OK));
+    }
+    if (this.stage === 2) return Buffer.from([0x80 | FIRST_DYNAMIC]);
+    return this.block(OkBlockEncoder.LITERAL_TRAILERS);
+  }
+
+  /** Any block about to be sent: with the size update in front when one is due. */
+  block(b: Buffer): Buffer {
+    if (!this.clearDue) return b;
+    this.clearDue = false;
+    return Buffer.concat([Buffer.from([0x20]), b]);
+  }
 }

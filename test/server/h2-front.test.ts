@@ -10,7 +10,8 @@ import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdServiceDefinition } from '../../src/server/etcd-proto.js';
 import { frameMessages, MessageReader } from '../../src/server/grpc-coalesce.js';
-import { HpackDecoder, HpackError, encodeHeaders } from '../../src/server/hpack.js';
+import fc from 'fast-check';
+import { HpackDecoder, HpackError, OkBlockEncoder, encodeHeaders } from '../../src/server/hpack.js';
 import type { FixturePort } from './helpers/client-port-harness.js';
 import { startFixturePort, testLogger } from './helpers/client-port-harness.js';
 import { duplexPair, serveH2Front } from '../../src/server/h2-front.js';
@@ -67,6 +68,49 @@ describe('HPACK', () => {
       ['custom-bin', 'é\u0001\u00ff'],
     ];
     expect(new HpackDecoder().decode(encodeHeaders(fields))).toEqual(fields);
+  });
+
+  it('OK headers and trailers through the client\'s dynamic table: indexes after the first time, literals once the table shrinks', () => {
+    const OK_HEADERS = [[':status', '200'], ['content-type', 'application/grpc']];
+    const OK_TRAILERS = [['grpc-status', '0']];
+    const REFUSAL: [string, string][] = [['grpc-status', '5'], ['grpc-message', 'not found']];
+    type Op = { kind: 'headers' } | { kind: 'trailers' } | { kind: 'literal' } | { kind: 'settings'; size: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { arbitrary: fc.constant({ kind: 'headers' as const }), weight: 4 },
+      { arbitrary: fc.constant({ kind: 'trailers' as const }), weight: 4 },
+      { arbitrary: fc.constant({ kind: 'literal' as const }), weight: 2 },
+      { arbitrary: fc.oneof(fc.constant(4096), fc.constant(0), fc.integer({ min: 0, max: 8192 })).map((size) => ({ kind: 'settings' as const, size })), weight: 1 },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const enc = new OkBlockEncoder();
+        const dec = new HpackDecoder(); // the client: one table across the connection
+        let smallest = 4096;
+        let tableUsed = false; // entries went into the client's table
+        let clearDue = false; // the next block must empty it (a size update to 0 first)
+        for (const o of ops) {
+          if (o.kind === 'settings') {
+            enc.peerTableSize(o.size);
+            if (o.size < 4096 && smallest === 4096 && tableUsed) clearDue = true;
+            smallest = Math.min(smallest, o.size);
+            continue;
+          }
+          if (o.kind === 'headers' && smallest === 4096) tableUsed = true;
+          const block = o.kind === 'headers' ? enc.headers() : o.kind === 'trailers' ? enc.trailers() : enc.block(encodeHeaders(REFUSAL));
+          expect(block[0] === 0x20).toBe(clearDue);
+          clearDue = false;
+          expect(dec.decode(block)).toEqual(o.kind === 'headers' ? OK_HEADERS : o.kind === 'trailers' ? OK_TRAILERS : REFUSAL);
+          // Once the client asked for a smaller table, every block stands alone (no reference into it).
+          if (smallest < 4096 && block[0] !== 0x20) expect(new HpackDecoder(smallest).decode(block)).toHaveLength(o.kind === 'headers' ? 2 : o.kind === 'trailers' ? 1 : 2);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    // The steady state is three bytes per call: 0x88 (:status 200), content-type and grpc-status by index.
+    const enc = new OkBlockEncoder();
+    enc.headers();
+    enc.trailers();
+    expect([enc.headers(), enc.trailers()]).toEqual([hex('88bf'), hex('be')]);
   });
 });
 
