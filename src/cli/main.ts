@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=64
 // The `setpoint` command: `store` (one member, etcd's flags), `up` (three members on this machine), and
 // `simulate`, a live simulated three-node cluster in real time: the simulation's cluster (the real Raft
 // core, an in-process network, the safety checker) ticked by a timer, with writes and now and then a fault.
