@@ -250,11 +250,11 @@ export function encodeHeaders(fields: Iterable<readonly [string, string]>): Buff
   return Buffer.from(out);
 }
 
-/** One header field "with incremental indexing", as a block of its own or the end of one. */
-function encodeIndexedLiteral(name: string, value: string): number[] {
+/** One header field "with incremental indexing" (§6.2.1), alone in a buffer. */
+function indexedLiteral(name: string, value: string): Buffer {
   const out: number[] = [];
   writeLiteral(out, name, value, true);
-  return out;
+  return Buffer.from(out);
 }
 
 /** The dynamic table's first index (§2.3.3): the newest entry. */
@@ -274,6 +274,12 @@ export class OkBlockEncoder {
   static readonly GRPC_STATUS_OK: readonly [string, string] = ['grpc-status', '0'];
   private static readonly LITERAL_HEADERS = encodeHeaders([[':status', '200'], OkBlockEncoder.CONTENT_TYPE]);
   private static readonly LITERAL_TRAILERS = encodeHeaders([OkBlockEncoder.GRPC_STATUS_OK]);
+  /** 0x88 is `:status: 200` from the static table; content-type goes into the dynamic table after it. */
+  private static readonly FIRST_HEADERS = Buffer.concat([Buffer.from([0x88]), indexedLiteral(...OkBlockEncoder.CONTENT_TYPE)]);
+  private static readonly FIRST_TRAILERS = indexedLiteral(...OkBlockEncoder.GRPC_STATUS_OK);
+  /** By stage: content-type is the newest entry until grpc-status goes in after it. */
+  private static readonly INDEXED_HEADERS = [Buffer.from([0x88, 0x80 | FIRST_DYNAMIC]), Buffer.from([0x88, 0x80 | (FIRST_DYNAMIC + 1)])];
+  private static readonly INDEXED_TRAILERS = Buffer.from([0x80 | FIRST_DYNAMIC]);
   /** 0: nothing in the table; 1: content-type; 2: content-type, then grpc-status; -1: literals only. */
   private stage = 0;
   /** A size update to 0 is due at the start of the next block (of any kind). */
@@ -290,18 +296,17 @@ export class OkBlockEncoder {
     if (this.stage === -1) return this.block(OkBlockEncoder.LITERAL_HEADERS);
     if (this.stage === 0) {
       this.stage = 1;
-      return Buffer.from([0x88, ...encodeIndexedLiteral(...OkBlockEncoder.CONTENT_TYPE)]);
+      return OkBlockEncoder.FIRST_HEADERS;
     }
-    // content-type is the newest entry until grpc-status goes in after it.
-    return Buffer.from([0x88, 0x80 | (FIRST_DYNAMIC + this.stage - 1)]);
+    return OkBlockEncoder.INDEXED_HEADERS[this.stage - 1] as Buffer;
   }
 
   trailers(): Buffer {
     if (this.stage === 1) {
       this.stage = 2;
-      return Buffer.from(encodeIndexedLiteral(...OkBlockEncoder.GRPC_STATUS_OK));
+      return OkBlockEncoder.FIRST_TRAILERS;
     }
-    if (this.stage === 2) return Buffer.from([0x80 | FIRST_DYNAMIC]);
+    if (this.stage === 2) return OkBlockEncoder.INDEXED_TRAILERS;
     return this.block(OkBlockEncoder.LITERAL_TRAILERS);
   }
 

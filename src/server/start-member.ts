@@ -21,10 +21,15 @@ export interface RunningMember {
 
 export const SETPOINT_VERSION = '0.1.0';
 
+/** A test-only switch that is set: refused when NODE_ENV=production. */
+function refuseInProduction(name: string, env: NodeJS.ProcessEnv): void {
+  if (env.NODE_ENV === 'production') throw new Error(`${name} is a test-only switch and is refused when NODE_ENV=production`);
+}
+
 /** TEST ONLY switch: refused when NODE_ENV=production. */
 export function unsafeLocalReadsRequested(env: NodeJS.ProcessEnv): boolean {
   const on = env.SETPOINT_UNSAFE_LOCAL_READS === '1' || env.SETPOINT_UNSAFE_LOCAL_READS === 'true';
-  if (on && env.NODE_ENV === 'production') throw new Error('SETPOINT_UNSAFE_LOCAL_READS is a test-only switch and is refused when NODE_ENV=production');
+  if (on) refuseInProduction('SETPOINT_UNSAFE_LOCAL_READS', env);
   return on;
 }
 
@@ -36,7 +41,7 @@ export function unsafeLocalReadsRequested(env: NodeJS.ProcessEnv): boolean {
 export function leaderApplyDelayRequested(env: NodeJS.ProcessEnv): number {
   const raw = env.SETPOINT_TEST_LEADER_APPLY_DELAY_MS;
   if (raw === undefined || raw === '' || raw === '0') return 0;
-  if (env.NODE_ENV === 'production') throw new Error('SETPOINT_TEST_LEADER_APPLY_DELAY_MS is a test-only switch and is refused when NODE_ENV=production');
+  refuseInProduction('SETPOINT_TEST_LEADER_APPLY_DELAY_MS', env);
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < 0 || ms > 60_000) throw new Error(`SETPOINT_TEST_LEADER_APPLY_DELAY_MS: "${raw}" is not a whole number of milliseconds from 0 to 60000`);
   return ms;
