@@ -347,7 +347,17 @@ class H2Front implements H2FrontConnection {
     this.connRecvWindow -= p.length;
     if (this.connRecvWindow < 0) throw new ConnectionError(E_FLOW_CONTROL, 'DATA past the connection window');
     this.connToReturn += p.length;
-    this.scheduleFlush();
+    try {
+      this.onStreamData(flags, id, p);
+    } finally {
+      // The window goes back at this turn's flush, scheduled only now: a call the data completed has
+      // scheduled its own work first (a proposal, a forward to the leader), and the 13-byte frame's
+      // system call no longer runs ahead of it. Lone reads through a follower and reads/s gained a few %.
+      this.scheduleFlush();
+    }
+  }
+
+  private onStreamData(flags: number, id: number, p: Buffer): void {
     const st = this.streams.get(id);
     const data = this.unpad(flags, p, false);
     const end = (flags & F_END_STREAM) !== 0;
