@@ -185,8 +185,8 @@ export class KvStore {
 
   // ---- reads ----
 
-  private kvFromIndex(ki: KeyIndex, v: VisibleRevision, value: Buffer): KeyValue {
-    return { key: fromKey(ki.key), createRevision: v.created, modRevision: v.main, version: v.version, value, lease: ki.lease };
+  private kvFromIndex(ki: KeyIndex, v: VisibleRevision, value: Buffer, key: Buffer = fromKey(ki.key)): KeyValue {
+    return { key, createRevision: v.created, modRevision: v.main, version: v.version, value, lease: ki.lease };
   }
 
   /** The KeyValue of a visible revision if memory has it: the key's current value, or a prefetched one. */
@@ -360,7 +360,8 @@ export class KvStore {
     tx.sub++;
   }
 
-  private doPut(tx: WriteTxn, key: string, value: Buffer, lease: string, wantPrev: boolean): KeyValue | undefined {
+  /** `keyBytes`: the key as bytes when the caller has them (the request's), saving a copy from `key`. */
+  private doPut(tx: WriteTxn, key: string, value: Buffer, lease: string, wantPrev: boolean, keyBytes?: Buffer): KeyValue | undefined {
     let ki = this.index.get(key);
     if (!ki) {
       ki = new KeyIndex(key);
@@ -374,7 +375,7 @@ export class KvStore {
     ki.lease = lease;
     if (lease !== '0') this.lessor.attach(lease, key);
     const v = ki.get(tx.main) as VisibleRevision;
-    const kv = this.kvFromIndex(ki, v, value);
+    const kv = this.kvFromIndex(ki, v, value, keyBytes);
     this.writeRecord(tx, kv, false);
     tx.events.push(prev ? { type: 'PUT', kv, prevKv: prev } : { type: 'PUT', kv });
     return prev;
@@ -448,20 +449,30 @@ export class KvStore {
    * needs, then the quota.
    */
   put(req: PutRequest, consistentIndex?: number): Promise<PutResponse> {
-    if (this.queuedWrites > 0) return this.putAsTxn(req, consistentIndex);
+    if (!this.canPutNow()) return this.putAsTxn(req, consistentIndex);
     try {
-      checkPut(req);
-      const key = toKey(req.key);
-      this.precheckPut(req, key);
-      const cost = putCost(req);
-      if (cost > 0) this.checkQuota(cost);
-      const tx = this.beginWrite();
-      const res = this.execPut(tx, req, key);
-      this.endWrite(tx, consistentIndex);
-      return Promise.resolve(res);
+      return Promise.resolve(this.putNow(req, consistentIndex));
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /** Whether putNow() may run: no write transaction is queued ahead (they wait on reads of the backend). */
+  canPutNow(): boolean {
+    return this.queuedWrites === 0;
+  }
+
+  /** put(), applied before it returns (only when canPutNow()); etcd's errors are thrown. */
+  putNow(req: PutRequest, consistentIndex?: number): PutResponse {
+    checkPut(req);
+    const key = toKey(req.key);
+    this.precheckPut(req, key);
+    const cost = putCost(req);
+    if (cost > 0) this.checkQuota(cost);
+    const tx = this.beginWrite();
+    const res = this.execPut(tx, req, key);
+    this.endWrite(tx, consistentIndex);
+    return res;
   }
 
   private async putAsTxn(req: PutRequest, consistentIndex: number | undefined): Promise<PutResponse> {
@@ -689,7 +700,7 @@ export class KvStore {
       if (p.ignoreValue) value = fromKey(ki.value as string);
       if (p.ignoreLease) lease = ki.lease;
     }
-    const prev = this.doPut(tx, key, value, lease, p.prevKv === true);
+    const prev = this.doPut(tx, key, value, lease, p.prevKv === true, asBuffer(p.key));
     return { header: { revision: tx.main }, ...(p.prevKv && prev ? { prevKv: prev } : {}) };
   }
 

@@ -326,7 +326,10 @@ export class Member implements StoreApi {
     // must learn the new commit index — and get their heartbeats — now, not after it.
     if (rd.messages.length > 0 && rd.committedEntries.length > 0) await nextTurn();
     if (this.cfg.leaderApplyDelayMs && rd.committedEntries.length > 0 && this.softState.raftState === 'leader') await sleep(this.cfg.leaderApplyDelayMs);
-    for (const e of rd.committedEntries) await this.applyEntry(e);
+    for (const e of rd.committedEntries) {
+      const waiting = this.applyEntry(e);
+      if (waiting) await waiting;
+    }
     for (const rs of rd.readStates) this.reads.onReadState(rs);
     this.node.advance();
     this.reads.onApplied();
@@ -385,28 +388,47 @@ export class Member implements StoreApi {
 
   // ---- applying ----
 
-  private async applyEntry(e: Entry): Promise<void> {
+  /** Applies one committed entry; a promise only when it has to wait (puts, the hot path, never do). */
+  private applyEntry(e: Entry): Promise<void> | undefined {
     if (e.type === 'confChange') {
       this.applyConfChange(e);
-      return;
+      return undefined;
     }
     if (e.data.length === 0) {
       // The leader's no-op.
       if (e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
-      return;
+      return undefined;
     }
     const r = decodeRequest(e.data);
     // Replayed after a restart: the key-value store already holds it. The membership does not (it is
     // rebuilt from the last snapshot and the log), so a change to members' attributes applies again.
     const already = e.index <= this.kv.consistentIndex;
+    if (already || r.t !== 'put' || !this.kv.canPutNow()) return this.applyWaiting(e, r, already);
+    let result: unknown;
+    try {
+      result = this.kv.putNow(r.req, e.index);
+    } catch (err) {
+      this.applyFailed(e, r, false, err);
+      return undefined;
+    }
+    this.settle(r.id, undefined, result);
+    return undefined;
+  }
+
+  private async applyWaiting(e: Entry, r: InternalRequest, already: boolean): Promise<void> {
     try {
       const result = already ? (isMemberRequest(r) ? this.applyMemberRequest(r) : undefined) : await this.applyRequest(r, e.index);
       this.settle(r.id, undefined, result);
     } catch (err) {
-      if (!already && e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
-      if (!(err instanceof EtcdError)) throw err; // a bug: stop rather than diverge
-      this.settle(r.id, err, undefined);
+      this.applyFailed(e, r, already, err);
     }
+  }
+
+  /** A request that failed to apply still moves the consistent index; anything but an etcd error is a bug. */
+  private applyFailed(e: Entry, r: InternalRequest, already: boolean, err: unknown): void {
+    if (!already && e.index > this.kv.consistentIndex) this.kv.markApplied(e.index);
+    if (!(err instanceof EtcdError)) throw err; // a bug: stop rather than diverge
+    this.settle(r.id, err, undefined);
   }
 
   private async applyRequest(r: InternalRequest, index: number): Promise<unknown> {
