@@ -572,7 +572,7 @@ class H2Front implements H2FrontConnection {
         if (msg.length > 0) st.queue.push(msg);
         st.queued += 5 + msg.length;
         this.pumpLater.add(st);
-        this.scheduleFlush();
+        this.scheduleFlushSoon();
         if (st.queued < STREAM_HIGH_WATER) return true;
         st.wantRoom = true;
         return false;
@@ -852,6 +852,22 @@ class H2Front implements H2FrontConnection {
     if (this.flushScheduled || this.flushing || this.closed) return;
     this.flushScheduled = true;
     setImmediate(() => this.flush());
+  }
+
+  private microFlushScheduled = false;
+
+  /**
+   * A bidi stream's responses go out once the callback writing them is done (its microtasks), not a turn
+   * of the event loop later: the writers (watch pumps) already run in an immediate, after the commit that
+   * made the events, and a flush scheduled from there waited for the next turn's I/O callbacks.
+   */
+  private scheduleFlushSoon(): void {
+    if (this.microFlushScheduled || this.flushing || this.closed) return;
+    this.microFlushScheduled = true;
+    queueMicrotask(() => {
+      this.microFlushScheduled = false;
+      this.flush();
+    });
   }
 
   private flush(): void {
