@@ -5,6 +5,7 @@ import { checkPut, checkRange, checkTxn } from '../kv/txn-check.js';
 import type { EdgeContext } from './grpc-edge.js';
 import { ETCD_PACKAGE, unary } from './grpc-edge.js';
 import type { WireDeleteRangeRequest, WirePutRequest, WireRangeRequest, WireTxnRequest } from './etcd-wire.js';
+import { encodeHeaderField } from './watch-encode.js';
 import { isTxnReadOnly, num, parseDeleteRange, parsePut, parseRange, parseTxn, wireHeader, wireKv, wireResponseOp } from './etcd-wire.js';
 
 const SERVICE = `${ETCD_PACKAGE}.KV`;
@@ -29,7 +30,9 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       'Put',
       async (req) => {
         const r = await store.put(parsePut(req));
-        return { header: header(r.header.revision), ...(r.prevKv ? { prevKv: wireKv(r.prevKv) } : {}) };
+        // Without prev_kv the response is its header alone, encoded here rather than through protobufjs.
+        if (!r.prevKv) return encodeHeaderField(store.header(r.header.revision));
+        return { header: header(r.header.revision), prevKv: wireKv(r.prevKv) };
       },
       { proposal: () => true, validate: (req) => checkPut(parsePut(req)) },
     ),

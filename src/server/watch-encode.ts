@@ -25,6 +25,33 @@ function encodeEventField(ev: KvEvent): Buffer {
   return w.buf;
 }
 
+/** The cluster and member id fields of the last header encoded (they change only with membership). */
+let idFields: { clusterId: string; memberId: string; bytes: Buffer } | undefined;
+
+/**
+ * Field 1 of any etcd response, the ResponseHeader: tag, length and fields in number order, zero values
+ * omitted. A response whose only field is its header (a Put without prev_kv) is exactly these bytes.
+ */
+export function encodeHeaderField(h: Header): Buffer {
+  if (!idFields || idFields.clusterId !== h.clusterId || idFields.memberId !== h.memberId) {
+    const cluster = BigInt(h.clusterId);
+    const member = BigInt(h.memberId);
+    const ids = new Writer(intFieldLen(1, cluster) + intFieldLen(2, member));
+    writeInt(ids, 1, cluster);
+    writeInt(ids, 2, member);
+    idFields = { clusterId: h.clusterId, memberId: h.memberId, bytes: ids.buf };
+  }
+  const ids = idFields.bytes;
+  const body = ids.length + intFieldLen(3, int64(h.revision)) + intFieldLen(4, h.raftTerm);
+  const w = new Writer(tagLen(1) + varintLength(body) + body);
+  w.varint((1 << 3) | 2);
+  w.varint(body);
+  w.bytes(ids);
+  writeInt(w, 3, int64(h.revision));
+  writeInt(w, 4, h.raftTerm);
+  return w.buf;
+}
+
 /** Encodes WatchResponses for one member: events once per event object, the header once per revision and term. */
 export class WatchResponseEncoder {
   private readonly events = new WeakMap<KvEvent, Buffer>();
@@ -80,17 +107,8 @@ export class WatchResponseEncoder {
     if (last && last.h.revision === h.revision && last.h.raftTerm === h.raftTerm && last.h.memberId === h.memberId && last.h.clusterId === h.clusterId) {
       return last.bytes;
     }
-    const cluster = BigInt(h.clusterId);
-    const member = BigInt(h.memberId);
-    const body = intFieldLen(1, cluster) + intFieldLen(2, member) + intFieldLen(3, int64(h.revision)) + intFieldLen(4, h.raftTerm);
-    const w = new Writer(tagLen(1) + varintLength(body) + body);
-    w.varint((1 << 3) | 2);
-    w.varint(body);
-    writeInt(w, 1, cluster);
-    writeInt(w, 2, member);
-    writeInt(w, 3, int64(h.revision));
-    writeInt(w, 4, h.raftTerm);
-    this.lastHeader = { h, bytes: w.buf };
-    return w.buf;
+    const bytes = encodeHeaderField(h);
+    this.lastHeader = { h, bytes };
+    return bytes;
   }
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { etcdPackageDefinition } from '../../src/server/etcd-proto.js';
 import { wireEvent, wireHeader } from '../../src/server/etcd-wire.js';
-import { WatchResponseEncoder } from '../../src/server/watch-encode.js';
+import { WatchResponseEncoder, encodeHeaderField } from '../../src/server/watch-encode.js';
 import type { KeyValue, KvEvent } from '../../src/kv/types.js';
 import type { WatchResponse } from '../../src/watch/types.js';
 import type { Header } from '../../src/server/store-api.js';
@@ -15,6 +15,7 @@ interface Codec {
   responseDeserialize(b: Buffer): object;
 }
 const watch = (etcdPackageDefinition()['etcdserverpb.Watch'] as unknown as { Watch: Codec }).Watch;
+const put = (etcdPackageDefinition()['etcdserverpb.KV'] as unknown as { Put: Codec }).Put;
 
 const rev = fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
 const kv: fc.Arbitrary<KeyValue> = fc.record({
@@ -94,5 +95,19 @@ describe('WatchResponseEncoder', () => {
     const c = watch.responseDeserialize(enc.encode({ ...h, raftTerm: 4 }, { ...base, watchId: 3 })) as { header: { raftTerm: string } };
     expect([a.watchId, b.watchId]).toEqual(['1', '2']);
     expect([a.header.raftTerm, c.header.raftTerm]).toEqual(['3', '4']);
+  });
+});
+
+describe('encodeHeaderField', () => {
+  it('is a PutResponse with only its header, as protobufjs encodes it, across cluster and member changes', () => {
+    fc.assert(
+      fc.property(fc.array(header, { minLength: 1, maxLength: 4 }), (hs) => {
+        for (const h of hs) {
+          const ours = encodeHeaderField(h);
+          expect(put.responseDeserialize(ours)).toEqual(put.responseDeserialize(put.responseSerialize({ header: wireHeader(h, h.revision) })));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
