@@ -388,7 +388,7 @@ export class Member implements StoreApi {
 
   // ---- applying ----
 
-  /** Applies one committed entry; a promise only when it has to wait (puts, the hot path, never do). */
+  /** Applies one committed entry; a promise only when it has to wait, which a put (the hot path) never does while no write transaction is queued. */
   private applyEntry(e: Entry): Promise<void> | undefined {
     if (e.type === 'confChange') {
       this.applyConfChange(e);
