@@ -5,7 +5,7 @@ import type { RaftConfig } from './raft.js';
 import type { ProgressState } from './progress.js';
 import { Raft } from './raft.js';
 import { RaftError, invariant } from './errors.js';
-import { encodeConfChange, hardStateEqual, msg } from './types.js';
+import { NONE, encodeConfChange, hardStateEqual, msg } from './types.js';
 
 export type { RaftConfig, PlantedBugs } from './raft.js';
 
@@ -103,6 +103,26 @@ export class RawNode {
   readIndex(ctx: Uint8Array): void {
     if (ctx.length === 0) throw new RaftError('RAFT_INVARIANT', 'raft: read index context must not be empty');
     this.raft.step(msg({ type: 'readIndex', from: this.raft.id, context: ctx }));
+  }
+
+  /**
+   * Takes the proposals and read requests a follower forwards to its leader out of the pending messages,
+   * to be sent now rather than with the next Ready. They carry none of this member's state, so they need
+   * not wait for a write to the log; a follower busy persisting and applying one Ready would otherwise
+   * hold them until it has finished.
+   */
+  takeForwards(): Message[] {
+    const r = this.raft;
+    if (r.state === 'leader' || r.msgs.length === 0) return [];
+    let out: Message[] | undefined;
+    const keep: Message[] = [];
+    for (const m of r.msgs) {
+      if ((m.type === 'prop' || m.type === 'readIndex') && m.to === r.lead && r.lead !== NONE) (out ??= []).push(m);
+      else keep.push(m);
+    }
+    if (!out) return [];
+    r.msgs = keep;
+    return out;
   }
 
   /** Asks the leader to hand leadership to `to`. */

@@ -160,6 +160,7 @@ export class Member implements StoreApi {
     this.reads = new ReadBarrier({
       readIndex: (ctx) => {
         this.node.readIndex(ctx);
+        this.sendForwards();
         this.kick();
       },
       ctxPrefix: this.memberId.toString(16),
@@ -661,6 +662,12 @@ export class Member implements StoreApi {
     setImmediate(() => this.flushProposals());
   }
 
+  /** A follower's proposals and read requests go to the leader at once, not with the next Ready (RawNode.takeForwards). */
+  private sendForwards(): void {
+    const fw = this.node.takeForwards();
+    if (fw.length > 0) this.transport.send(fw);
+  }
+
   /** Proposes everything gathered since the last turn as one batch; waits for a leader if there is none. */
   private flushProposals(): void {
     this.batchScheduled = false;
@@ -675,6 +682,7 @@ export class Member implements StoreApi {
     this.batch = [];
     try {
       this.node.proposeBatch(datas);
+      this.sendForwards();
     } catch (e) {
       if (!(e instanceof RaftError) || e.code !== 'RAFT_PROPOSAL_DROPPED') throw e;
       // Leader transfer in progress or leadership just lost: retry after a beat; nothing was appended.

@@ -38,6 +38,28 @@ describe('proposals', () => {
     for (const id of c.ids()) expect(c.get(id).appliedData()).toEqual(['from-3']);
   });
 
+  it('a follower can take its forwards out of the pending messages, to send them without a Ready', () => {
+    const c = Cluster.bootstrap([1, 2, 3]);
+    c.elect(1);
+    c.raw(3).propose(bytes('p'));
+    c.raw(3).readIndex(bytes('r'));
+    const fw = c.raw(3).takeForwards();
+    expect(fw.map((m) => [m.type, m.from, m.to])).toEqual([
+      ['prop', 3, 1],
+      ['readIndex', 3, 1],
+    ]);
+    // Nothing else was pending: no Ready is left to carry them a second time.
+    expect(c.raw(3).hasReady()).toBe(false);
+    expect(c.raw(3).takeForwards()).toEqual([]);
+    c.inflight.push(...fw);
+    c.stabilize();
+    for (const id of c.ids()) expect(c.get(id).appliedData()).toEqual(['p']);
+    // The leader forwards nothing: its own proposals and reads stay in its Ready.
+    c.raw(1).propose(bytes('q'));
+    expect(c.raw(1).takeForwards()).toEqual([]);
+    expect(c.raw(1).hasReady()).toBe(true);
+  });
+
   it('conf changes are forwarded too', () => {
     const c = Cluster.bootstrap([1, 2, 3]);
     c.elect(1);
