@@ -113,11 +113,11 @@ export class RawNode {
    */
   takeForwards(): Message[] {
     const r = this.raft;
-    if (r.state === 'leader' || r.msgs.length === 0) return [];
+    if (r.state === 'leader' || r.lead === NONE || r.msgs.length === 0) return [];
     let out: Message[] | undefined;
     const keep: Message[] = [];
     for (const m of r.msgs) {
-      if ((m.type === 'prop' || m.type === 'readIndex') && m.to === r.lead && r.lead !== NONE) (out ??= []).push(m);
+      if ((m.type === 'prop' || m.type === 'readIndex') && m.to === r.lead) (out ??= []).push(m);
       else keep.push(m);
     }
     if (!out) return [];
