@@ -239,6 +239,24 @@ export interface StreamSession {
   readonly ended: boolean;
 }
 
+/**
+ * A response the handler can write straight into the transport's outgoing bytes, so that a stream sending
+ * many small responses (a watch with 1000 watchers) makes no buffer per response. Used at once: the
+ * transport calls writeTo() before writeEncoded() returns.
+ */
+export interface EncodedMessage {
+  readonly length: number;
+  /** Writes the message's `length` bytes from buf[at]. */
+  writeTo(buf: Buffer, at: number): void;
+}
+
+/** The message's bytes in a buffer of their own, for a transport that cannot take them in place. */
+export function materialize(m: EncodedMessage): Buffer {
+  const b = Buffer.allocUnsafe(m.length);
+  m.writeTo(b, 0);
+  return b;
+}
+
 /** Where a bidi handler's responses go, whichever HTTP/2 server carries the call. */
 export interface BidiOut<Res> {
   /**
@@ -246,6 +264,8 @@ export interface BidiOut<Res> {
    * sending until the callback given to onRoom() runs.
    */
   write(res: Res | Buffer): boolean;
+  /** write() for a message the transport may lay down in place; the same answer. */
+  writeEncoded(m: EncodedMessage): boolean;
   /** Runs `f` once, when the client can take more after a write() that returned false. */
   onRoom(f: () => void): void;
 }
@@ -262,6 +282,8 @@ export interface BidiHandlers<Req> {
 export interface BidiTransport {
   /** Sends one response; false when the client is behind (room() follows when it can take more). */
   write(res: unknown): boolean;
+  /** write() of an encoded message, written in place where the transport can (else it is materialized). */
+  writeEncoded?(m: EncodedMessage): boolean;
   /** Ends the call with trailers carrying this status (OK included). */
   end(s: WireStatus): void;
 }
@@ -335,6 +357,7 @@ export function bidi<Req, Res>(
     };
     const out: BidiOut<Res> = {
       write: (res) => t.write(res),
+      writeEncoded: (m) => (t.writeEncoded ? t.writeEncoded(m) : t.write(materialize(m))),
       onRoom: (f) => void roomWaiters.push(f),
     };
     const deliver = (req: Req | undefined): void => {

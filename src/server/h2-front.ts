@@ -76,6 +76,8 @@ const RELAY_HIGH_WATER = 1024 * 1024;
 const STREAM_HIGH_WATER = 64 * 1024;
 /** DATA waits, whatever the windows say, while this much is still to be written to a slow socket. */
 const SOCKET_HIGH_WATER = 4 * 1024 * 1024;
+/** A bidi stream's messages written in place (writeEncoded) go into buffers of this size, one after another. */
+const STAGE_BYTES = 16 * 1024;
 
 /**
  * A header block to send: encoded bytes, or one of the two blocks the fast path sends most (an OK
@@ -136,6 +138,13 @@ interface FrontStream {
   toReturn: number;
   /** What the client may still send on this stream before a WINDOW_UPDATE. */
   recvWindow: number;
+  /**
+   * Where a bidi stream's messages are written in place, gRPC prefix included: bytes from stageFrom to
+   * stageAt are counted in `queued` but not yet in `queue` (sealStage() moves them there, in order).
+   */
+  stage: Buffer | undefined;
+  stageFrom: number;
+  stageAt: number;
 }
 
 /** A bidirectional streaming method served here: its codecs and the edge's core (grpc-edge.ts bidi()). */
@@ -454,6 +463,9 @@ class H2Front implements H2FrontConnection {
       recvWindow: DEFAULT_WINDOW,
       headersSent: false,
       wantRoom: false,
+      stage: undefined,
+      stageFrom: 0,
+      stageAt: 0,
     };
     this.streams.set(id, st);
     const headers: IncomingHttpHeaders = {};
@@ -561,27 +573,61 @@ class H2Front implements H2FrontConnection {
           this.endBidi(st, { code: Status.INTERNAL, details: 'Error serializing response' }, true);
           return true;
         }
-        if (!st.headersSent) {
-          st.headersSent = true;
-          this.headers(st.id, 'ok-headers', false);
-        }
+        this.bidiHeaders(st);
+        this.sealStage(st);
         const prefix = Buffer.allocUnsafe(5);
         prefix[0] = 0;
         prefix.writeUInt32BE(msg.length, 1);
         st.queue.push(prefix);
         if (msg.length > 0) st.queue.push(msg);
-        st.queued += 5 + msg.length;
-        this.pumpLater.add(st);
-        this.scheduleFlushSoon();
-        if (st.queued < STREAM_HIGH_WATER) return true;
-        st.wantRoom = true;
-        return false;
+        return this.bidiQueued(st, 5 + msg.length);
+      },
+      writeEncoded: (m) => {
+        if (this.bidiOver(st)) return true;
+        this.bidiHeaders(st);
+        const need = 5 + m.length;
+        let b = st.stage;
+        if (!b || b.length - st.stageAt < need) {
+          this.sealStage(st);
+          b = st.stage = Buffer.allocUnsafe(Math.max(STAGE_BYTES, need));
+          st.stageFrom = st.stageAt = 0;
+        }
+        const at = st.stageAt;
+        b[at] = 0;
+        b.writeUInt32BE(m.length, at + 1);
+        m.writeTo(b, at + 5);
+        st.stageAt = at + need;
+        return this.bidiQueued(st, need);
       },
       end: (s) => this.endBidi(st, s, false),
     };
     st.bidiMethod = method;
     st.bidi = method.open(transport, first(headers.hasleader) === 'true');
     if (endStream) st.bidi.halfClose();
+  }
+
+  /** A bidi stream's response headers go out with its first message. */
+  private bidiHeaders(st: FrontStream): void {
+    if (st.headersSent) return;
+    st.headersSent = true;
+    this.headers(st.id, 'ok-headers', false);
+  }
+
+  /** Counts `bytes` of a bidi stream's message as queued; false (and room() later) when the stream is full. */
+  private bidiQueued(st: FrontStream, bytes: number): boolean {
+    st.queued += bytes;
+    this.pumpLater.add(st);
+    this.scheduleFlushSoon();
+    if (st.queued < STREAM_HIGH_WATER) return true;
+    st.wantRoom = true;
+    return false;
+  }
+
+  /** Moves the messages written in place so far into the stream's queue, behind what is there. */
+  private sealStage(st: FrontStream): void {
+    if (st.stageAt === st.stageFrom) return;
+    st.queue.push((st.stage as Buffer).subarray(st.stageFrom, st.stageAt));
+    st.stageFrom = st.stageAt;
   }
 
   /** Request messages from a DATA payload, decoded and handed to the stream's call in order. */
@@ -760,6 +806,7 @@ class H2Front implements H2FrontConnection {
    * share a DATA frame up to the room there is (a bidi stream's messages of one turn go out together).
    */
   private pump(st: FrontStream): void {
+    this.sealStage(st);
     while (st.queued > 0) {
       const room = Math.min(st.sendWindow, this.connSendWindow, this.peerMaxFrame);
       if (room <= 0 || this.outBytes + this.sock.writableLength > SOCKET_HIGH_WATER) {
@@ -839,6 +886,8 @@ class H2Front implements H2FrontConnection {
     this.pumpLater.delete(st);
     st.queue.length = 0;
     st.queued = 0;
+    st.stage = undefined;
+    st.stageFrom = st.stageAt = 0;
     if (this.drained.length > 0 && this.pendingCalls() === 0) this.wakeDrained();
   }
 

@@ -9,6 +9,7 @@ import type { KvEvent } from '../kv/types.js';
 import { Writer, bytesFieldLen, int64, intFieldLen, kvLength, tagLen, varintLength, writeBytes, writeInt, writeKv } from '../kv/pb.js';
 import type { WatchResponse } from '../watch/types.js';
 import type { Header } from './store-api.js';
+import type { EncodedMessage } from './grpc-edge.js';
 
 /** WatchResponse field 11 (events): tag, length and the Event, ready to be copied into any response. */
 function encodeEventField(ev: KvEvent): Buffer {
@@ -52,10 +53,44 @@ export function encodeHeaderField(h: Header): Buffer {
   return w.buf;
 }
 
+/** Writes a non-negative integer below 2^53 as a varint at buf[at]; returns where it ends. */
+function putVarint(buf: Buffer, at: number, n: number): number {
+  while (n >= 128) {
+    buf[at++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  buf[at++] = n;
+  return at;
+}
+
+/**
+ * One watcher's events as a message the transport writes in place (encodeEvents' bytes without a buffer
+ * of their own). The encoder keeps one and refills it per response: the transport uses it at once.
+ */
+class EventsMessage implements EncodedMessage {
+  length = 0;
+  header: Buffer = Buffer.alloc(0);
+  watchId = 0;
+  events: readonly Buffer[] = [];
+
+  writeTo(buf: Buffer, at: number): void {
+    buf.set(this.header, at);
+    at += this.header.length;
+    if (this.watchId !== 0) at = putVarint(buf, putVarint(buf, at, 2 << 3), this.watchId);
+    for (const ev of this.events) {
+      buf.set(ev, at);
+      at += ev.length;
+    }
+  }
+}
+
 /** Encodes WatchResponses for one member: events once per event object, the header once per revision and term. */
 export class WatchResponseEncoder {
   private readonly events = new WeakMap<KvEvent, Buffer>();
   private lastHeader: { readonly h: Header; readonly bytes: Buffer } | undefined;
+  private readonly message = new EventsMessage();
+  /** The message's event fields, reused while each response carries one event (the usual case). */
+  private readonly oneEvent: Buffer[] = [Buffer.alloc(0)];
 
   encode(h: Header, r: WatchResponse): Buffer {
     return this.build(h, r.watchId, r.events, r);
@@ -64,6 +99,29 @@ export class WatchResponseEncoder {
   /** The most common response: one watcher's events (or none, a progress notification), nothing else set. */
   encodeEvents(h: Header, watchId: number, events: readonly KvEvent[]): Buffer {
     return this.build(h, watchId, events, undefined);
+  }
+
+  /**
+   * encodeEvents() as a message to write in place; valid until the next call. watchId must be
+   * non-negative (a watcher's id; only control responses carry -1).
+   */
+  prepareEvents(h: Header, watchId: number, events: readonly KvEvent[]): EncodedMessage {
+    const m = this.message;
+    m.header = this.headerField(h);
+    m.watchId = watchId;
+    let size = m.header.length + (watchId === 0 ? 0 : tagLen(2) + varintLength(watchId));
+    if (events.length === 1) {
+      const b = this.eventField(events[0] as KvEvent);
+      this.oneEvent[0] = b;
+      m.events = this.oneEvent;
+      size += b.length;
+    } else {
+      const bs = events.map((ev) => this.eventField(ev));
+      for (const b of bs) size += b.length;
+      m.events = bs;
+    }
+    m.length = size;
+    return m;
   }
 
   /** Fields in number order; `flags` absent means created, canceled, fragment, compact revision and reason are all unset. */

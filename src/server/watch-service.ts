@@ -67,16 +67,18 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
     Watch: bidi<WireWatchRequest, object>(ctx, SERVICE, 'Watch', (out, session) => {
       // Set once the stream exists; the stream only sends from its own pump, after it is constructed.
       let resume: () => void = () => undefined;
-      const emit = (bytes: Buffer): boolean => {
+      // The WatchStream stops at `false` and waits for resume().
+      const sent = (ok: boolean): boolean => {
         session.tracker.sent();
-        const ok = out.write(bytes);
-        // The WatchStream stops at `false` and waits for resume().
         if (!ok) out.onRoom(() => resume());
         return ok;
       };
-      const send: WatchResponseSender = Object.assign((r: WatchResponse): boolean => session.ended || emit(encoder.encode(store.header(r.header.revision), r)), {
+      const send: WatchResponseSender = Object.assign((r: WatchResponse): boolean => session.ended || sent(out.write(encoder.encode(store.header(r.header.revision), r))), {
+        // The usual response is written straight into the stream's outgoing bytes (a negative id, which only
+        // a client's own create can choose, takes the general path).
         events: (watchId: number, revision: number, events: readonly KvEvent[]): boolean =>
-          session.ended || emit(encoder.encodeEvents(store.header(revision), watchId, events)),
+          session.ended ||
+          sent(watchId >= 0 ? out.writeEncoded(encoder.prepareEvents(store.header(revision), watchId, events)) : out.write(encoder.encodeEvents(store.header(revision), watchId, events))),
       });
       const stream: WatchStream = store.openWatchStream(send);
       resume = () => stream.resume();

@@ -45,14 +45,15 @@ interface StreamWatch extends QueueOwner {
   progressDue: boolean;
 }
 
-type Queued =
-  | { readonly ctrl: WatchResponse }
-  | {
-      readonly watch: StreamWatch;
-      readonly resp: WatcherResponse;
-      /** Set by a merge: the events' size, and resp.events as this item's own array that later merges append to. */
-      readonly merged?: { readonly bytes: number; readonly events: KvEvent[] };
-    };
+/** A queued control response (no owner in the queue) or a watcher's response (its StreamWatch the owner). */
+type Queued = WatchResponse | WatcherResponse;
+
+/** A watcher response that merges made: its events are its own array, which later merges append to. */
+interface MergedResponse extends WatcherResponse {
+  readonly events: KvEvent[];
+  /** The events' size. */
+  readonly mergedBytes: number;
+}
 
 /**
  * While the client is behind (the transport said stop), a watcher's next events are folded into its
@@ -129,7 +130,7 @@ export class WatchStream {
     } else if (this.watches.has(id)) {
       return fail(ERR_DUPLICATE_WATCH_ID);
     }
-    const sw: StreamWatch = { id, handle: undefined, progressDue: true, queued: 0, newest: undefined };
+    const sw: StreamWatch = { id, handle: undefined, progressDue: true, queued: 0, newest: -1 };
     this.watches.set(id, sw);
     // Created goes into the queue first, so it precedes anything the watcher sends.
     this.control(response({ header: { revision: rev }, watchId: id, created: true }));
@@ -146,7 +147,7 @@ export class WatchStream {
       },
       {
         offer: (resp) => {
-          if (!this.queue.tryPush(sw, { watch: sw, resp }, this.paused ? this.mergeEvents : undefined)) return false;
+          if (!this.queue.tryPush(sw, resp, this.paused ? this.mergeEvents : undefined)) return false;
           this.schedulePump();
           return true;
         },
@@ -213,21 +214,23 @@ export class WatchStream {
 
   /** Folds a watcher's next events into its queued response (see MERGE_MAX_*), or undefined to keep them apart. */
   private readonly mergeEvents = (queued: Queued, next: Queued): Queued | undefined => {
-    if (!('resp' in queued) || !('resp' in next)) return undefined;
-    const a = queued.resp;
-    const b = next.resp;
+    // Both are the same watcher's (merges are only tried between a watcher's own responses).
+    const a = queued as WatcherResponse | MergedResponse;
+    const b = next as WatcherResponse;
     if (a.compactRevision !== 0 || b.compactRevision !== 0 || a.events.length === 0 || b.events.length === 0) return undefined;
     if (a.events.length + b.events.length > MERGE_MAX_EVENTS) return undefined;
+    const merged = 'mergedBytes' in a ? a : undefined;
     // Sizes are counted only here, when the stream is behind: the usual push costs nothing extra.
-    const bytes = (queued.merged?.bytes ?? eventsBytes(a)) + eventsBytes(b);
+    const bytes = (merged?.mergedBytes ?? eventsBytes(a)) + eventsBytes(b);
     if (bytes > MERGE_MAX_BYTES) return undefined;
-    const events = queued.merged?.events ?? [...a.events];
+    const events = merged?.events ?? [...a.events];
     for (const ev of b.events) events.push(ev);
-    return { watch: queued.watch, resp: { watchId: a.watchId, revision: b.revision, events, compactRevision: 0 }, merged: { bytes, events } };
+    const m: MergedResponse = { watchId: a.watchId, revision: b.revision, events, compactRevision: 0, mergedBytes: bytes };
+    return m;
   };
 
   private control(r: WatchResponse): void {
-    this.queue.push({ ctrl: r });
+    this.queue.push(r);
     this.schedulePump();
   }
 
@@ -243,12 +246,13 @@ export class WatchStream {
 
   private pump(): void {
     let freed = false;
+    const queue = this.queue;
     while (!this.paused && !this.closed) {
-      const item = this.queue.shift();
-      if (!item) break;
-      if (item.wasFull) freed = true;
+      const value = queue.shift();
+      if (value === undefined) break;
+      if (queue.shiftedWasFull) freed = true;
       try {
-        if (this.deliver(item.value) === false) this.paused = true;
+        if (this.deliver(queue.shiftedOwner, value) === false) this.paused = true;
       } catch (e) {
         this.log?.error({ err: e }, 'watch response send failed; closing the stream');
         this.close();
@@ -261,9 +265,9 @@ export class WatchStream {
   }
 
   /** Sends one queued item (several responses if it is fragmented); false if the consumer said stop. */
-  private deliver(q: Queued): boolean {
-    if ('ctrl' in q) return this.send(q.ctrl) !== false;
-    const { watch: sw, resp: r } = q;
+  private deliver(sw: StreamWatch | undefined, q: Queued): boolean {
+    if (sw === undefined) return this.send(q as WatchResponse) !== false;
+    const r = q as WatcherResponse;
     if (r.events.length > 0) sw.progressDue = false;
     const fast = this.send.events;
     if (fast && r.compactRevision === 0 && !sw.handle?.fragment) return fast(r.watchId, r.revision, r.events) !== false;

@@ -15,6 +15,8 @@ import { HpackDecoder, HpackError, OkBlockEncoder, encodeHeaders } from '../../s
 import type { FixturePort } from './helpers/client-port-harness.js';
 import { startFixturePort, testLogger } from './helpers/client-port-harness.js';
 import { duplexPair, serveH2Front } from '../../src/server/h2-front.js';
+import type { FastStreamMethod, H2FrontOptions } from '../../src/server/h2-front.js';
+import type { BidiTransport } from '../../src/server/grpc-edge.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -291,32 +293,78 @@ describe('the client port serving HTTP/2 itself', () => {
   });
 });
 
+/**
+ * Serves one in-memory connection that opens with the preface, an empty SETTINGS, a request's HEADERS on
+ * stream 1 for `path`, then `more`; `frames()` parses what the server wrote so far.
+ */
+function serveBytes(path: string, more: Buffer[], streams: H2FrontOptions['streams'] = new Map()): { frames(): [type: number, id: number, payload: Buffer][]; close(): void } {
+  const written: Buffer[] = [];
+  const sock = new Duplex({ read() {}, write(chunk: Buffer, _e, cb) { written.push(chunk); cb(); } });
+  const head = Buffer.concat([
+    Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+    frame(0x4, 0, 0, Buffer.alloc(0)),
+    frame(0x1, 0x4, 1, encodeHeaders([[':method', 'POST'], [':path', path], ['content-type', 'application/grpc']])),
+    ...more,
+  ]);
+  serveH2Front(sock as unknown as net.Socket, head, {
+    fast: new Map(),
+    streams,
+    maxReceive: 1024,
+    log: testLogger(),
+    keepaliveTimeMs: 60_000,
+    keepaliveTimeoutMs: 60_000,
+    backend: () => duplexPair()[0],
+  });
+  return {
+    frames() {
+      const out = Buffer.concat(written);
+      const frames: [number, number, Buffer][] = [];
+      for (let at = 0; at + 9 <= out.length; at += 9 + out.readUIntBE(at, 3)) {
+        frames.push([out[at + 3] as number, out.readUInt32BE(at + 5), out.subarray(at + 9, at + 9 + out.readUIntBE(at, 3))]);
+      }
+      return frames;
+    },
+    close: () => sock.destroy(),
+  };
+}
+
 describe('the HTTP/2 server on bytes handed to it at once', () => {
   it('ends a connection whose client sends past the connection window it was given', () => {
     // All of it arrives in one read, so no window update can go out in between.
-    const written: Buffer[] = [];
-    const sock = new Duplex({ read() {}, write(chunk: Buffer, _e, cb) { written.push(chunk); cb(); } });
-    const head = Buffer.concat([
-      Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
-      frame(0x4, 0, 0, Buffer.alloc(0)),
-      frame(0x1, 0x4, 1, encodeHeaders([[':method', 'POST'], [':path', '/x'], ['content-type', 'application/grpc']])),
-      ...Array.from({ length: 5 }, () => frame(0x0, 0, 1, Buffer.alloc(16_000))),
-    ]);
-    serveH2Front(sock as unknown as net.Socket, head, {
-      fast: new Map(),
-      streams: new Map(),
-      maxReceive: 1024,
-      log: testLogger(),
-      keepaliveTimeMs: 60_000,
-      keepaliveTimeoutMs: 60_000,
-      backend: () => duplexPair()[0],
-    });
-    const out = Buffer.concat(written);
-    const frames: [number, Buffer][] = [];
-    for (let at = 0; at + 9 <= out.length; at += 9 + out.readUIntBE(at, 3)) frames.push([out[at + 3] as number, out.subarray(at + 9, at + 9 + out.readUIntBE(at, 3))]);
-    const goaway = frames.find(([type]) => type === 0x7)?.[1];
+    const conn = serveBytes('/x', Array.from({ length: 5 }, () => frame(0x0, 0, 1, Buffer.alloc(16_000))));
+    const goaway = conn.frames().find(([type]) => type === 0x7)?.[2];
     expect(goaway?.readUInt32BE(4)).toBe(0x3); // FLOW_CONTROL_ERROR
-    sock.destroy();
+    conn.close();
+  });
+});
+
+describe('a bidi stream served here', () => {
+  it('sends messages written in place and messages written whole in the order they were written', async () => {
+    // Sizes that fill the in-place buffers unevenly and one message bigger than a whole buffer.
+    const sizes = [1, 0, 5000, 7000, 20_000, 3, 9000, 4000];
+    const want: Buffer[] = [];
+    const wholeEvery = 3;
+    const method: FastStreamMethod = {
+      path: '/t/Bidi',
+      deserialize: (b: Buffer) => b,
+      serialize: (r: unknown) => r as Buffer,
+      open: (t: BidiTransport) => {
+        sizes.forEach((n, i) => {
+          const body = Buffer.alloc(n, i + 1);
+          want.push(body);
+          if (i % wholeEvery === 0) t.write(body);
+          else t.writeEncoded?.({ length: n, writeTo: (buf, at) => void body.copy(buf, at) });
+        });
+        return { request() {}, halfClose() {}, cancel() {}, room() {} };
+      },
+    };
+    const conn = serveBytes(method.path, [], new Map([[method.path, method]]));
+    const data = (): Buffer => Buffer.concat(conn.frames().filter(([type, id]) => type === 0x0 && id === 1).map(([, , payload]) => payload));
+    await until(() => data().length >= sizes.reduce((x, n) => x + 5 + n, 0));
+    const got = new MessageReader().push(data()).messages;
+    expect(got.map((m) => m.length)).toEqual(sizes);
+    expect(got.every((m, i) => m.equals(want[i] as Buffer))).toBe(true);
+    conn.close();
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { etcdPackageDefinition } from '../../src/server/etcd-proto.js';
 import { wireEvent, wireHeader } from '../../src/server/etcd-wire.js';
 import { WatchResponseEncoder, encodeHeaderField } from '../../src/server/watch-encode.js';
+import { materialize } from '../../src/server/grpc-edge.js';
 import type { KeyValue, KvEvent } from '../../src/kv/types.js';
 import type { WatchResponse } from '../../src/watch/types.js';
 import type { Header } from '../../src/server/store-api.js';
@@ -80,6 +81,25 @@ describe('WatchResponseEncoder', () => {
         const plain: WatchResponse = { ...r, created: false, canceled: false, compactRevision: 0, cancelReason: '', fragment: false };
         const hh = { ...h, revision: r.header.revision };
         expect(enc.encodeEvents(hh, r.watchId, r.events).equals(enc.encode(hh, plain))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes an events-only response in place, at any offset, with the same bytes as encodeEvents', () => {
+    const enc = new WatchResponseEncoder();
+    const watchId = fc.integer({ min: 0, max: 2 ** 40 });
+    fc.assert(
+      fc.property(header, watchId, fc.array(event, { maxLength: 4 }), fc.nat(40), (h, id, events, at) => {
+        const want = enc.encodeEvents(h, id, events);
+        const m = enc.prepareEvents(h, id, events);
+        expect(m.length).toBe(want.length);
+        const buf = Buffer.alloc(at + m.length + 3, 0xee);
+        m.writeTo(buf, at);
+        expect(buf.subarray(at, at + m.length).equals(want)).toBe(true);
+        // Nothing written outside its own bytes.
+        expect(buf.subarray(0, at).every((x) => x === 0xee) && buf.subarray(at + m.length).every((x) => x === 0xee)).toBe(true);
+        expect(materialize(enc.prepareEvents(h, id, events)).equals(want)).toBe(true);
       }),
       { numRuns: 300 },
     );
