@@ -19,11 +19,25 @@ export interface WatcherResponse {
 }
 
 /**
+ * The events of one or more whole revisions, with the revision they bring a watcher up to. The store
+ * hands the same batch to every watcher that gets exactly these events, so no one may change it.
+ */
+export interface EventBatch {
+  readonly events: readonly KvEvent[];
+  readonly revision: number;
+}
+
+/**
  * Where a watcher's responses go. `offer` must not block: it returns false when the consumer is behind
  * (its bounded buffer is full), and the watcher is then set aside as a victim and retried later.
  */
 export interface WatchSink {
   offer(resp: WatcherResponse): boolean;
+  /**
+   * Optional: events as offer({ watchId: the watcher's id, revision, events, compactRevision: 0 }) would
+   * bring them, in a batch the sink may keep but must not change (it may be shared by many watchers).
+   */
+  offerBatch?(batch: EventBatch): boolean;
   /** Told each time the watcher joins the synced group (it has been sent everything up to the head). */
   synced?(): void;
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { WatchableStore } from './watchable-store.js';
 import type { WatcherHandle } from './watcher.js';
 import type { KvEvent } from '../kv/types.js';
-import type { WatchCreateRequest, WatchRequest, WatchResponse, WatcherResponse } from './types.js';
+import type { EventBatch, WatchCreateRequest, WatchRequest, WatchResponse } from './types.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, eventSize, fragmentResponse } from './fragment.js';
 import { ResponseQueue } from './response-queue.js';
 import type { QueueOwner } from './response-queue.js';
@@ -45,11 +45,18 @@ interface StreamWatch extends QueueOwner {
   progressDue: boolean;
 }
 
-/** A queued control response (no owner in the queue) or a watcher's response (its StreamWatch the owner). */
-type Queued = WatchResponse | WatcherResponse;
+/**
+ * A watcher's queued response (its StreamWatch the owner in the queue): events, often in a batch the
+ * store shares between watchers, or a WatcherResponse (a progress notification or a compaction notice).
+ * Its watch id is always the owner's.
+ */
+type Owned = EventBatch & { readonly compactRevision?: number };
+
+/** A queued control response (no owner in the queue) or a watcher's response. */
+type Queued = WatchResponse | Owned;
 
 /** A watcher response that merges made: its events are its own array, which later merges append to. */
-interface MergedResponse extends WatcherResponse {
+interface MergedResponse extends EventBatch {
   readonly events: KvEvent[];
   /** The events' size. */
   readonly mergedBytes: number;
@@ -64,7 +71,7 @@ interface MergedResponse extends WatcherResponse {
 const MERGE_MAX_EVENTS = 1000;
 const MERGE_MAX_BYTES = 64 * 1024;
 
-function eventsBytes(r: WatcherResponse): number {
+function eventsBytes(r: EventBatch): number {
   let n = 0;
   for (const ev of r.events) n += eventSize(ev);
   return n;
@@ -146,11 +153,8 @@ export class WatchStream {
         id,
       },
       {
-        offer: (resp) => {
-          if (!this.queue.tryPush(sw, resp, this.paused ? this.mergeEvents : undefined)) return false;
-          this.schedulePump();
-          return true;
-        },
+        offer: (resp) => this.offer(sw, resp),
+        offerBatch: (batch) => this.offer(sw, batch),
         synced: () => this.answerProgress(),
       },
     );
@@ -215,9 +219,9 @@ export class WatchStream {
   /** Folds a watcher's next events into its queued response (see MERGE_MAX_*), or undefined to keep them apart. */
   private readonly mergeEvents = (queued: Queued, next: Queued): Queued | undefined => {
     // Both are the same watcher's (merges are only tried between a watcher's own responses).
-    const a = queued as WatcherResponse | MergedResponse;
-    const b = next as WatcherResponse;
-    if (a.compactRevision !== 0 || b.compactRevision !== 0 || a.events.length === 0 || b.events.length === 0) return undefined;
+    const a = queued as Owned | MergedResponse;
+    const b = next as Owned;
+    if ((a as Owned).compactRevision || b.compactRevision || a.events.length === 0 || b.events.length === 0) return undefined;
     if (a.events.length + b.events.length > MERGE_MAX_EVENTS) return undefined;
     const merged = 'mergedBytes' in a ? a : undefined;
     // Sizes are counted only here, when the stream is behind: the usual push costs nothing extra.
@@ -225,9 +229,16 @@ export class WatchStream {
     if (bytes > MERGE_MAX_BYTES) return undefined;
     const events = merged?.events ?? [...a.events];
     for (const ev of b.events) events.push(ev);
-    const m: MergedResponse = { watchId: a.watchId, revision: b.revision, events, compactRevision: 0, mergedBytes: bytes };
+    const m: MergedResponse = { revision: b.revision, events, mergedBytes: bytes };
     return m;
   };
+
+  /** A watcher's response into the queue; false (the watcher becomes a victim) when it has too many waiting. */
+  private offer(sw: StreamWatch, r: Owned): boolean {
+    if (!this.queue.tryPush(sw, r, this.paused ? this.mergeEvents : undefined)) return false;
+    this.schedulePump();
+    return true;
+  }
 
   private control(r: WatchResponse): void {
     this.queue.push(r);
@@ -267,21 +278,22 @@ export class WatchStream {
   /** Sends one queued item (several responses if it is fragmented); false if the consumer said stop. */
   private deliver(sw: StreamWatch | undefined, q: Queued): boolean {
     if (sw === undefined) return this.send(q as WatchResponse) !== false;
-    const r = q as WatcherResponse;
+    const r = q as Owned;
     if (r.events.length > 0) sw.progressDue = false;
     const fast = this.send.events;
-    if (fast && r.compactRevision === 0 && !sw.handle?.fragment) return fast(r.watchId, r.revision, r.events) !== false;
+    if (fast && !r.compactRevision && !sw.handle?.fragment) return fast(sw.id, r.revision, r.events) !== false;
     let ok = true;
     for (const w of this.toWire(sw, r)) if (this.send(w) === false) ok = false;
     return ok;
   }
 
-  private toWire(sw: StreamWatch, r: WatcherResponse): WatchResponse[] {
+  private toWire(sw: StreamWatch, r: Owned): WatchResponse[] {
+    const compactRevision = r.compactRevision ?? 0;
     const wire = response({
       header: { revision: r.revision },
-      watchId: r.watchId,
-      canceled: r.compactRevision !== 0,
-      compactRevision: r.compactRevision,
+      watchId: sw.id,
+      canceled: compactRevision !== 0,
+      compactRevision,
       events: r.events,
     });
     return sw.handle?.fragment ? fragmentResponse(wire, this.maxResponseBytes) : [wire];

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { KvStore } from '../kv/kv-store.js';
 import type { KvEvent } from '../kv/types.js';
-import type { WatchOptions, WatchSink } from './types.js';
+import type { EventBatch, WatchOptions, WatchSink } from './types.js';
 import type { PendingBatch, WatcherHandle } from './watcher.js';
 import { keyRange, toKey } from '../kv/key-range.js';
 import { Watcher } from './watcher.js';
@@ -53,6 +53,8 @@ export class WatchableStore {
   private syncTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private victimTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** notifyOne's list of the watchers a revision goes to, kept between revisions. */
+  private targets: Watcher[] | undefined = [];
   /** The last revision handed to the synced group: every synced watcher has been sent all up to it. */
   private seenHead: number;
 
@@ -177,16 +179,24 @@ export class WatchableStore {
   }
 
   private notifyOne(rev: number, ev: KvEvent): void {
-    const full: readonly KvEvent[] = [ev];
-    const bare: readonly KvEvent[] = ev.prevKv ? [{ type: ev.type, kv: ev.kv }] : full;
-    // Gathered first, offered after the walk: a sink may change the group (cancel its watcher).
-    const targets: Watcher[] = [];
+    // Two batches shared by every watcher: with prev_kv and without.
+    const full: EventBatch = { events: [ev], revision: rev };
+    const bare: EventBatch = ev.prevKv ? { events: [{ type: ev.type, kv: ev.kv }], revision: rev } : full;
+    // Gathered first, offered after the walk: a sink may change the group (cancel its watcher). The array
+    // is kept for the next revision (taken while in use, in case a sink's offer ever leads back here).
+    const targets = this.targets ?? [];
+    this.targets = undefined;
     this.synced.forKey(toKey(ev.kv.key), (w) => {
       if (rev >= w.minRev) targets.push(w); // else a watcher that asked to start in the future
     });
-    for (const w of targets) {
-      const evs = w.prevKv ? full : bare;
-      if (!this.offer(w, evs, rev)) this.refuse(w, evs, rev);
+    try {
+      for (const w of targets) {
+        const b = w.prevKv ? full : bare;
+        if (!this.offerBatch(w, b)) this.refuse(w, b);
+      }
+    } finally {
+      targets.length = 0;
+      this.targets = targets;
     }
   }
 
@@ -213,27 +223,27 @@ export class WatchableStore {
     }
     for (let i = 0; i < touched.length; i++) {
       const w = touched[i] as Watcher;
-      const evs = batches[i] as KvEvent[];
-      if (!this.offer(w, evs, rev)) this.refuse(w, evs, rev);
+      const b: EventBatch = { events: batches[i] as KvEvent[], revision: rev };
+      if (!this.offerBatch(w, b)) this.refuse(w, b);
     }
   }
 
   /** Offers a watcher its events; false when its sink is full. */
-  private offer(w: Watcher, events: readonly KvEvent[], rev: number): boolean {
+  private offerBatch(w: Watcher, b: EventBatch): boolean {
     try {
-      return w.sendEvents(events, rev);
+      return w.sendBatch(b);
     } catch (e) {
       // A sink that throws is treated as full: it must not cost the other watchers their events.
-      this.log?.error({ err: e, watchId: w.id, rev }, 'watch sink failed');
+      this.log?.error({ err: e, watchId: w.id, rev: b.revision }, 'watch sink failed');
       return false;
     }
   }
 
   /** A synced watcher whose sink refused a revision becomes a victim holding it. */
-  private refuse(w: Watcher, events: readonly KvEvent[], rev: number): void {
+  private refuse(w: Watcher, b: EventBatch): void {
     this.synced.delete(w);
-    w.minRev = rev + 1;
-    this.makeVictim(w, { events, revision: rev });
+    w.minRev = b.revision + 1;
+    this.makeVictim(w, b);
   }
 
   /**

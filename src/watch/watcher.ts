@@ -2,7 +2,7 @@
 // holds it (synced, unsynced, victims) is the watchable store's business; the watcher only knows its state.
 import type { KvEvent } from '../kv/types.js';
 import type { KeyRange } from '../kv/key-range.js';
-import type { WatchFilter, WatchSink, WatcherResponse } from './types.js';
+import type { EventBatch, WatchFilter, WatchSink, WatcherResponse } from './types.js';
 
 /**
  * - synced: has been sent everything up to the store's head; gets each commit as it happens.
@@ -14,10 +14,7 @@ import type { WatchFilter, WatchSink, WatcherResponse } from './types.js';
 export type WatcherState = 'synced' | 'unsynced' | 'victim' | 'compacted' | 'canceled';
 
 /** Events a victim could not send, with the revision they bring the watcher up to. */
-export interface PendingBatch {
-  readonly events: readonly KvEvent[];
-  readonly revision: number;
-}
+export type PendingBatch = EventBatch;
 
 export interface WatcherHandle {
   readonly id: number;
@@ -66,9 +63,16 @@ export class Watcher implements WatcherHandle {
    * response is not sent at all and counts as delivered (etcd's watcher.send).
    */
   sendEvents(events: readonly KvEvent[], revision: number): boolean {
-    const kept = this.noPut || this.noDelete ? events.filter((e) => this.accepts(e)) : events;
+    return this.sendBatch({ events, revision });
+  }
+
+  /** sendEvents() of a batch the store may be handing to many watchers: passed on as it is when nothing is filtered out. */
+  sendBatch(b: EventBatch): boolean {
+    const kept = this.noPut || this.noDelete ? b.events.filter((e) => this.accepts(e)) : b.events;
     if (kept.length === 0) return true;
-    return this.sink.offer({ watchId: this.id, revision, events: kept, compactRevision: 0 });
+    const sink = this.sink;
+    if (sink.offerBatch) return sink.offerBatch(kept === b.events ? b : { events: kept, revision: b.revision });
+    return sink.offer({ watchId: this.id, revision: b.revision, events: kept, compactRevision: 0 });
   }
 
   sendProgress(revision: number): boolean {
