@@ -242,10 +242,16 @@ async function readRate(endpoints: readonly string[], serializable: boolean): Pr
   return { perSecond: (done / READ_MS) * 1000, errors };
 }
 
-/** One client, one call at a time: the latency of a lone request (p50 over `ms`). */
+/**
+ * One client, one call at a time: the latency of a lone request (p50 over `ms`), after READ_WARMUP_MS of
+ * the same calls untimed. A fresh Setpoint member runs its first few hundred calls before V8 has compiled
+ * the hot path, at up to twice the steady latency; a server that runs for days is measured warm.
+ */
 async function loneLatency(endpoint: string, path: string, req: () => Buffer, ms: number): Promise<number> {
   const c = rawClient(endpoint);
   await ready(c);
+  const warm = performance.now() + READ_WARMUP_MS;
+  while (performance.now() < warm) await unary(c, path, req(), 5000);
   const times: number[] = [];
   const end = performance.now() + ms;
   while (performance.now() < end) {
@@ -577,6 +583,7 @@ async function main(): Promise<void> {
   console.log(`load average at end: ${load()}`);
   if (etcd.readErrors + ours.readErrors > 0) console.log(`read errors: etcd ${etcd.readErrors}, Setpoint ${ours.readErrors}`);
   if (ROUNDS > 1) console.log(`² check perf l and watch latency: ${ROUNDS} rounds, etcd and Setpoint taking turns on fresh clusters; the row shows the median round (for check perf l, the round with the median throughput, with its own slowest, stddev and result).`);
+  console.log(`lone requests: one call at a time on one connection to a follower, timed for ${QUICK ? 1 : 3} s after ${READ_WARMUP_MS / 1000} s of the same calls untimed.`);
   console.log(`watch latency: from a timestamp taken just before the put is sent to the event arriving at the watcher, after ${WATCH_WARMUP_MS / 1000} s of untimed writes at the same rate.`);
   console.log('failover: SIGKILL of the leader → first acknowledged put sent after the kill, with a put every 10 ms through the other members.');
 }
