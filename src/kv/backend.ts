@@ -43,9 +43,53 @@ function bkey(k: Buffer): string {
   return k.toString('latin1');
 }
 
+/**
+ * Unflushed records appended in strictly increasing key order (each write's new revisions): kept in two
+ * arrays, without the string key and Map entry the general buffer costs per write, and found by binary
+ * search.
+ */
+class Appended {
+  readonly keys: Buffer[] = [];
+  readonly values: Buffer[] = [];
+
+  /** False when `key` does not sort after the last key appended. */
+  tryAppend(key: Buffer, value: Buffer): boolean {
+    const last = this.keys[this.keys.length - 1];
+    if (last !== undefined && Buffer.compare(last, key) >= 0) return false;
+    this.keys.push(key);
+    this.values.push(value);
+    return true;
+  }
+
+  /** Index of the first key >= `key`. */
+  private lowerBound(key: Buffer): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (Buffer.compare(this.keys[mid] as Buffer, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  get(key: Buffer): Buffer | undefined {
+    const i = this.lowerBound(key);
+    const k = this.keys[i];
+    return k !== undefined && k.equals(key) ? this.values[i] : undefined;
+  }
+
+  /** Calls f for each record in [gte, lt), in key order. */
+  forRange(gte: Buffer, lt: Buffer, f: (k: Buffer, v: Buffer) => void): void {
+    for (let i = this.lowerBound(gte); i < this.keys.length && Buffer.compare(this.keys[i] as Buffer, lt) < 0; i++) f(this.keys[i] as Buffer, this.values[i] as Buffer);
+  }
+}
+
 export class Backend {
   /** Unflushed writes: [key, value], value null for a delete. Reads consult it before the database. */
   private pending = new Map<string, Entry>();
+  /** Unflushed records written in key order (putRecord); `pending` overrides them (it is written after). */
+  private appended = new Appended();
   private flushing: Promise<void> | undefined;
   /** Bytes of live data written minus bytes deleted: the store's size for quota purposes. */
   size = 0;
@@ -103,11 +147,28 @@ export class Backend {
   }
 
   put(key: Buffer, value: Buffer): void {
-    this.pending.set(bkey(key), [key, value]);
+    this.toGeneral(key, value);
+  }
+
+  /**
+   * put() for a key that sorts after every key written before it (a new revision's record). One that does
+   * not, or that the general buffer may hold, goes to the general buffer, so the latest write always wins.
+   */
+  putRecord(key: Buffer, value: Buffer): void {
+    if (this.pendingMax !== undefined && Buffer.compare(key, this.pendingMax) <= 0) return this.toGeneral(key, value);
+    if (!this.appended.tryAppend(key, value)) this.toGeneral(key, value);
   }
 
   del(key: Buffer): void {
-    this.pending.set(bkey(key), [key, null]);
+    this.toGeneral(key, null);
+  }
+
+  /** The largest key in `pending` (meta and lease keys sort below the records). */
+  private pendingMax: Buffer | undefined;
+
+  private toGeneral(key: Buffer, value: Buffer | null): void {
+    this.pending.set(bkey(key), [key, value]);
+    if (this.pendingMax === undefined || Buffer.compare(key, this.pendingMax) > 0) this.pendingMax = key;
   }
 
   putMeta(name: string, value: unknown): void {
@@ -120,20 +181,25 @@ export class Backend {
   }
 
   pendingCount(): number {
-    return this.pending.size;
+    return this.pending.size + this.appended.keys.length;
   }
 
   /** Writes the buffered changes as one atomic batch. Concurrent callers share one write. */
   async flush(sync = false): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.appended.keys.length === 0) return;
     const batch = this.pending;
+    const appended = this.appended;
     this.pending = new Map();
+    this.pendingMax = undefined;
+    this.appended = new Appended();
     // While the batch is built and written its entries must stay visible to reads: keep them as a lower layer.
     this.inflight = batch;
-    this.flushing = this.writeBatch(batch, sync).finally(() => {
+    this.inflightAppended = appended;
+    this.flushing = this.writeBatch(batch, appended, sync).finally(() => {
       this.flushing = undefined;
       this.inflight = undefined;
+      this.inflightAppended = undefined;
     });
     await this.flushing;
   }
@@ -142,9 +208,14 @@ export class Backend {
    * One atomic LevelDB batch. Building it costs about a microsecond an entry on the event loop, so the
    * batch of a large delete or compaction (150,000 records) is built over several turns, not in one.
    */
-  private async writeBatch(batch: Map<string, Entry>, sync: boolean): Promise<void> {
+  private async writeBatch(batch: Map<string, Entry>, appended: Appended, sync: boolean): Promise<void> {
     const chained = this.db.batch();
     let n = 0;
+    // The appended records first: a later entry of the batch for the same key must win.
+    for (let i = 0; i < appended.keys.length; i++) {
+      chained.put(appended.keys[i] as Buffer, appended.values[i] as Buffer);
+      if (++n % BATCH_CHUNK === 0) await nextTurn();
+    }
     for (const [key, value] of batch.values()) {
       if (value === null) chained.del(key);
       else chained.put(key, value);
@@ -154,12 +225,18 @@ export class Backend {
   }
 
   private inflight: Map<string, Entry> | undefined;
+  private inflightAppended: Appended | undefined;
 
-  /** Looks a key up in the write buffers only (pending, then in-flight). */
+  /** Looks a key up in the write buffers only (pending, then in-flight; in each, the Map before the appended records). */
   private buffered(key: Buffer): Buffer | null | undefined {
     const k = bkey(key);
-    const p = this.pending.get(k) ?? this.inflight?.get(k);
-    return p === undefined ? undefined : p[1];
+    const p = this.pending.get(k);
+    if (p !== undefined) return p[1];
+    const a = this.appended.get(key);
+    if (a !== undefined) return a;
+    const q = this.inflight?.get(k);
+    if (q !== undefined) return q[1];
+    return this.inflightAppended?.get(key);
   }
 
   /** Point read that sees buffered writes, including a batch being written. */
@@ -177,7 +254,11 @@ export class Backend {
     const lo = bkey(gte);
     const hi = bkey(lt);
     const overlay = new Map<string, Buffer | null>();
+    // Lowest layer first, so each later one overrides.
+    const add = (k: Buffer, v: Buffer): void => void overlay.set(bkey(k), v);
+    this.inflightAppended?.forRange(gte, lt, add);
     if (this.inflight) for (const [k, v] of this.inflight) if (k >= lo && k < hi) overlay.set(k, v[1]);
+    this.appended.forRange(gte, lt, add);
     for (const [k, v] of this.pending) if (k >= lo && k < hi) overlay.set(k, v[1]);
     const extra = [...overlay.keys()].sort();
     let xi = 0;

@@ -355,7 +355,7 @@ export class KvStore {
   private writeRecord(tx: WriteTxn, kv: KeyValue, tomb: boolean): void {
     const k = revKey(tx.main, tx.sub);
     const v = encodeRecord({ key: kv.key, value: kv.value, createRevision: kv.createRevision, version: kv.version, lease: kv.lease, tombstone: tomb });
-    this.backend.put(k, v);
+    this.backend.putRecord(k, v);
     tx.cost += k.length + v.length;
     tx.sub++;
   }
