@@ -559,7 +559,7 @@ export class KvStore {
         this.readRev(op.requestRange.revision, head);
       } else if ('requestPut' in op) {
         writes = true;
-        this.precheckPut(op.requestPut, toKey(op.requestPut.key));
+        this.precheckPut(op.requestPut);
       } else if ('requestDeleteRange' in op) {
         writes = true;
       } else if ('requestTxn' in op) {
@@ -572,9 +572,9 @@ export class KvStore {
   }
 
   /** A put that ignores the value or lease needs the key to exist; a put with a lease needs the lease. */
-  private precheckPut(p: PutRequest, key: string): void {
+  private precheckPut(p: PutRequest, key?: string): void {
     if (p.ignoreValue || p.ignoreLease) {
-      const ki = this.index.get(key);
+      const ki = this.index.get(key ?? toKey(p.key));
       if (!ki || !ki.isLive()) throw etcdError('KEY_NOT_FOUND');
     }
     if (p.lease && p.lease !== '0' && !this.lessor.lookup(p.lease)) throw etcdError('LEASE_NOT_FOUND');

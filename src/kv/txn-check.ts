@@ -83,8 +83,8 @@ function checkDuplicates(ops: readonly RequestOp[]): Writes {
   }
   for (const op of ops) {
     if (!('requestPut' in op)) continue;
-    const k = keyRange(op.requestPut.key, undefined).start;
-    if (puts.has(k) || deleted(dels, k)) throw etcdError('DUPLICATE_KEY');
+    const k = toKey(op.requestPut.key);
+    if (puts.has(k) || (dels.length > 0 && deleted(dels, k))) throw etcdError('DUPLICATE_KEY');
     puts.add(k);
   }
   return { puts, dels };
