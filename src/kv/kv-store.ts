@@ -586,9 +586,9 @@ export class KvStore {
    * (a range at an older revision); then its reads are fetched first and it waits its turn.
    */
   txn(req: TxnRequest, consistentIndex?: number): Promise<TxnResponse> {
-    if (this.queuedWrites === 0 && !this.readsHistory(req)) {
+    if (this.canTxnNow(req)) {
       try {
-        return Promise.resolve(this.applyTxn(req, consistentIndex, undefined));
+        return Promise.resolve(this.txnNow(req, consistentIndex));
       } catch (e) {
         return Promise.reject(e);
       }
@@ -601,6 +601,16 @@ export class KvStore {
       });
     this.writeChain = run.catch(() => undefined);
     return run;
+  }
+
+  /** Whether txnNow() may run: no write is queued ahead and the txn reads no history from disk. */
+  canTxnNow(req: TxnRequest): boolean {
+    return this.queuedWrites === 0 && !this.readsHistory(req);
+  }
+
+  /** txn(), applied before it returns (only when canTxnNow()); etcd's errors are thrown. */
+  txnNow(req: TxnRequest, consistentIndex?: number): TxnResponse {
+    return this.applyTxn(req, consistentIndex, undefined);
   }
 
   private writeChain: Promise<unknown> = Promise.resolve();

@@ -389,7 +389,7 @@ export class Member implements StoreApi {
 
   // ---- applying ----
 
-  /** Applies one committed entry; a promise only when it has to wait, which a put (the hot path) never does while no write transaction is queued. */
+  /** Applies one committed entry; a promise only when it has to wait, which a put or txn (the hot path) never does while no write is queued ahead of it. */
   private applyEntry(e: Entry): Promise<void> | undefined {
     if (e.type === 'confChange') {
       this.applyConfChange(e);
@@ -404,10 +404,13 @@ export class Member implements StoreApi {
     // Replayed after a restart: the key-value store already holds it. The membership does not (it is
     // rebuilt from the last snapshot and the log), so a change to members' attributes applies again.
     const already = e.index <= this.kv.consistentIndex;
-    if (already || r.t !== 'put' || !this.kv.canPutNow()) return this.applyWaiting(e, r, already);
+    if (already) return this.applyWaiting(e, r, true);
     let result: unknown;
     try {
-      result = this.kv.putNow(r.req, e.index);
+      // Puts and txns (every write the control plane makes) apply in place when nothing is queued ahead.
+      if (r.t === 'put' && this.kv.canPutNow()) result = this.kv.putNow(r.req, e.index);
+      else if (r.t === 'txn' && this.kv.canTxnNow(r.req)) result = this.kv.txnNow(r.req, e.index);
+      else return this.applyWaiting(e, r, false);
     } catch (err) {
       this.applyFailed(e, r, false, err);
       return undefined;
