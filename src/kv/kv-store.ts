@@ -645,7 +645,10 @@ export class KvStore {
   }
 
   private applyTxn(req: TxnRequest, consistentIndex: number | undefined, prefetched: ReadonlyMap<string, KeyValue> | undefined): TxnResponse {
-    checkTxn(req, this.maxTxnOps);
+    // A txn from the Raft log (consistentIndex given) was checked by the member that proposed it, as etcd
+    // checks only at its API: again here is CPU on every member (a bulk txn's duplicate-key check is a
+    // string per put), and this member's own op limit could even refuse what the proposer's allowed.
+    if (consistentIndex === undefined) checkTxn(req, this.maxTxnOps);
     const { succeeded, ops, nested } = this.choosePath(req);
     const { writes } = this.precheck(ops, nested, this.currentRev);
     // Like etcd's capped applier: only writes that add data are refused; deletes still free space.

@@ -243,6 +243,21 @@ describe('txn', () => {
       expect((await s.range({ key: enc('p') })).count).toBe(0);
       expect(s.currentRev).toBe(2);
     }));
+
+  it('applies a txn from the Raft log without checking its op count again: the proposer checked it with its own limit', () =>
+    withStore(
+      async (s) => {
+        const three = Array.from({ length: 3 }, (_, i) => ({ requestPut: { key: enc(`k${i}`), value: enc('v') } }));
+        expect((await etcdErr(s.txn({ success: three }))).code).toBe('TOO_MANY_OPS');
+        // With a consistent index, the txn is an entry a member with a larger --max-txn-ops proposed.
+        const r = await s.txn({ success: three }, 10);
+        expect(r.responses).toHaveLength(3);
+        expect(s.consistentIndex).toBe(10);
+        // What depends on the store's state is still checked on every member.
+        expect((await etcdErr(s.txn({ success: [{ requestPut: { key: enc('x'), value: enc('1'), lease: '42' } }] }, 11))).code).toBe('LEASE_NOT_FOUND');
+      },
+      { maxTxnOps: 2 },
+    ));
 });
 
 describe('compaction', () => {
