@@ -22,6 +22,16 @@ export function varintLength(n: number | bigint): number {
   return len;
 }
 
+/** Writes a non-negative integer below 2^53 as a varint at buf[at]; returns where it ends. */
+export function putVarint(buf: Buffer, at: number, n: number): number {
+  while (n >= 128) {
+    buf[at++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  buf[at++] = n;
+  return at;
+}
+
 export class Writer {
   readonly buf: Buffer;
   pos = 0;
@@ -32,11 +42,7 @@ export class Writer {
 
   varint(n: number | bigint): void {
     if (typeof n === 'number') {
-      while (n >= 128) {
-        this.buf[this.pos++] = (n % 128) | 0x80;
-        n = Math.floor(n / 128);
-      }
-      this.buf[this.pos++] = n;
+      this.pos = putVarint(this.buf, this.pos, n);
       return;
     }
     let v = BigInt.asUintN(64, n);

@@ -6,7 +6,7 @@
 // order, proto3 zero values omitted (as Go's encoder does). test/server/watch-encode.test.ts decodes them
 // with the proto definitions and compares with protobufjs' encoding of the same response.
 import type { KvEvent } from '../kv/types.js';
-import { Writer, bytesFieldLen, int64, intFieldLen, kvLength, tagLen, varintLength, writeBytes, writeInt, writeKv } from '../kv/pb.js';
+import { Writer, bytesFieldLen, int64, intFieldLen, kvLength, putVarint, tagLen, varintLength, writeBytes, writeInt, writeKv } from '../kv/pb.js';
 import type { WatchResponse } from '../watch/types.js';
 import type { Header } from './store-api.js';
 import type { EncodedMessage } from './grpc-edge.js';
@@ -51,16 +51,6 @@ export function encodeHeaderField(h: Header): Buffer {
   writeInt(w, 3, int64(h.revision));
   writeInt(w, 4, h.raftTerm);
   return w.buf;
-}
-
-/** Writes a non-negative integer below 2^53 as a varint at buf[at]; returns where it ends. */
-function putVarint(buf: Buffer, at: number, n: number): number {
-  while (n >= 128) {
-    buf[at++] = (n % 128) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  buf[at++] = n;
-  return at;
 }
 
 /**
@@ -109,7 +99,7 @@ export class WatchResponseEncoder {
     const m = this.message;
     m.header = this.headerField(h);
     m.watchId = watchId;
-    let size = m.header.length + (watchId === 0 ? 0 : tagLen(2) + varintLength(watchId));
+    let size = m.header.length + intFieldLen(2, watchId);
     if (events.length === 1) {
       const b = this.eventField(events[0] as KvEvent);
       this.oneEvent[0] = b;

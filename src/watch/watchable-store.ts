@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { KvStore } from '../kv/kv-store.js';
 import type { KvEvent } from '../kv/types.js';
 import type { EventBatch, WatchOptions, WatchSink } from './types.js';
-import type { PendingBatch, WatcherHandle } from './watcher.js';
+import type { WatcherHandle } from './watcher.js';
 import { keyRange, toKey } from '../kv/key-range.js';
 import { Watcher } from './watcher.js';
 import { WatcherGroup } from './watcher-group.js';
@@ -265,7 +265,7 @@ export class WatchableStore {
 
   // ---- victims ----
 
-  private makeVictim(w: Watcher, batch: PendingBatch): void {
+  private makeVictim(w: Watcher, batch: EventBatch): void {
     w.state = 'victim';
     w.pending = batch;
     this.victims.add(w);

@@ -13,9 +13,6 @@ import type { EventBatch, WatchFilter, WatchSink, WatcherResponse } from './type
  */
 export type WatcherState = 'synced' | 'unsynced' | 'victim' | 'compacted' | 'canceled';
 
-/** Events a victim could not send, with the revision they bring the watcher up to. */
-export type PendingBatch = EventBatch;
-
 export interface WatcherHandle {
   readonly id: number;
   readonly state: WatcherState;
@@ -32,7 +29,7 @@ export interface WatcherHandle {
 export class Watcher implements WatcherHandle {
   state: WatcherState = 'unsynced';
   /** Set while a victim: what must be sent before the watcher can move on. */
-  pending: PendingBatch | undefined;
+  pending: EventBatch | undefined;
   /** The watchable store's scratch while it gathers one revision's events for this watcher. */
   gathering: KvEvent[] | undefined;
   private readonly noPut: boolean;
