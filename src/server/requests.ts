@@ -5,6 +5,7 @@ import { pack, unpack } from 'msgpackr';
 import type { DeleteRangeRequest, PutRequest, TxnRequest } from '../kv/types.js';
 import type { AlarmType } from './store-api.js';
 import type { ClusterMember } from './membership.js';
+import { NotInLayout, decodeTxnEntry, encodeTxnEntry } from './txn-layout.js';
 
 export type InternalRequest =
   | { readonly t: 'put'; readonly id: string; readonly req: PutRequest }
@@ -87,14 +88,25 @@ function decodePut(data: Uint8Array): InternalRequest {
   return { t: 'put', id, req };
 }
 
+/** A txn has its own binary layout too (txn-layout.ts), after this tag. */
+const TXN_TAG = 0x02;
+
 export function encodeRequest(r: InternalRequest): Uint8Array {
   // The layout's one-byte lengths bound the id and the lease (a decimal int64): anything else is msgpack.
   if (r.t === 'put' && r.id.length < 256 && (r.req.lease === undefined || r.req.lease.length < 256)) return encodePut(r.id, r.req);
+  if (r.t === 'txn') {
+    try {
+      return encodeTxnEntry(TXN_TAG, r.id, r.req);
+    } catch (e) {
+      if (!(e instanceof NotInLayout)) throw e;
+    }
+  }
   return pack(r);
 }
 
 export function decodeRequest(data: Uint8Array): InternalRequest {
   if (data[0] === PUT_TAG) return decodePut(data);
+  if (data[0] === TXN_TAG) return { t: 'txn', ...decodeTxnEntry(data) };
   return unpack(data) as InternalRequest;
 }
 
