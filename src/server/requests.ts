@@ -1,6 +1,7 @@
 // What goes into the Raft log: every client write and cluster operation is one entry holding one
-// internal request, encoded with msgpack. The id ties the applied result back to the waiting caller on
-// the member that proposed it.
+// internal request. Puts and txns, the writes every member decodes most, have binary layouts (below, and
+// txn-layout.ts); every other request is msgpack. The id ties the applied result back to the waiting
+// caller on the member that proposed it.
 import { pack, unpack } from 'msgpackr';
 import type { DeleteRangeRequest, PutRequest, TxnRequest } from '../kv/types.js';
 import type { AlarmType } from './store-api.js';
