@@ -265,8 +265,11 @@ export class Member implements StoreApi {
       }
     }
     if (best === 0 || !this.transport.isActive(best)) return;
-    // Bounded: if the transferee cannot take over soon (it is stopping too), stop anyway.
-    await this.moveLeader(String(best), 2 * this.cfg.electionMs);
+    // Bounded: if the transferee cannot take over soon, stop anyway. It is given up at once when the
+    // transferee's connection drops: every member stopping together (Ctrl-C on `setpoint up`) then takes a
+    // moment, not two election timeouts.
+    await this.moveLeader(String(best), 2 * this.cfg.electionMs, () => !this.transport.isActive(best));
+    if (this.softState.lead !== best) this.log.info({ transferee: best.toString(16) }, 'stopping without a hand-over: the transferee went away');
   }
 
   // ---- the Ready loop ----
@@ -985,7 +988,8 @@ export class Member implements StoreApi {
     return this.kv.etcdSnapshot(this.membership.list());
   }
 
-  async moveLeader(targetId: string, timeoutMs = this.requestTimeoutMs): Promise<void> {
+  /** Hands leadership to the member; `giveUp` (asked every heartbeat) ends the wait early, without error. */
+  async moveLeader(targetId: string, timeoutMs = this.requestTimeoutMs, giveUp?: () => boolean): Promise<void> {
     if (!this.isLeader()) throw etcdError('NOT_LEADER');
     const target = Number(targetId);
     const m = this.membership.members.get(target);
@@ -995,6 +999,7 @@ export class Member implements StoreApi {
     this.kick();
     const deadline = Date.now() + timeoutMs;
     while (this.softState.lead !== target) {
+      if (giveUp?.()) return;
       if (Date.now() > deadline) throw etcdError('TIMEOUT');
       await new Promise((r) => setTimeout(r, this.cfg.heartbeatMs));
     }

@@ -50,4 +50,19 @@ describe('rolling restart with SIGTERM', () => {
     // Restarts replay the log: each member still knows every other's name and client URLs.
     await expectMemberListOnEveryMember(cluster);
   }, 150_000);
+
+  it('stops every member at once (Ctrl-C on setpoint up) without the leader waiting out its hand-over', async () => {
+    // A long election timeout: a leader that waited for a transferee that is stopping too would take two
+    // of them (10 s) to give up; one that notices the transferee's connection drop stops at once.
+    const cluster = await StoreCluster.start({ heartbeatMs: 250, electionMs: 5000 });
+    const leader = await cluster.waitForLeader();
+    const writers = cluster.startWriters('stop-all/');
+    await writers.waitForAcks(20);
+    await writers.stop();
+    const t0 = performance.now();
+    const exits = await Promise.all(cluster.names().map(async (n) => [n, await cluster.kill(n, 'SIGTERM')] as const));
+    const ms = performance.now() - t0;
+    for (const [n, exit] of exits) expect(exit, `${n} stopped by SIGTERM`).toEqual({ code: 0, signal: null });
+    expect(ms, `all three stopped (the leader was ${leader}); log:\n${cluster.logTail(leader, 8)}`).toBeLessThan(5000);
+  }, 60_000);
 });
