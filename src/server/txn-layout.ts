@@ -178,7 +178,7 @@ function writeEntry(o: Sink, tag: number, id: string, t: TxnRequest): void {
   writeBody(o, t);
 }
 
-/** The entry: tag, id (latin1), body. Throws NotInLayout for anything it cannot hold exactly. */
+/** The entry: tag, id (ASCII), body. Throws NotInLayout for anything it cannot hold exactly. */
 export function encodeTxnEntry(tag: number, id: string, t: TxnRequest): Uint8Array {
   // The id is a member's request id, ASCII: one byte per character.
   if (id.length > 0xff || Buffer.byteLength(id, 'utf8') !== id.length) throw new NotInLayout('id');
