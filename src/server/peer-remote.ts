@@ -13,6 +13,7 @@ import { memberFromWire, plainBytes } from './peer-codec.js';
 import type { PeerTls, PeerUrl } from './peer-credentials.js';
 import { PeerError, peerErrorOf } from './peer-errors.js';
 import { callMetadata, MD_ETCD_ERROR, peerService } from './peer-proto.js';
+import { openSendStream } from './peer-send-client.js';
 import { PeerStream } from './peer-stream.js';
 import type { EnqueueResult, PeerStreamDeps, PeerStreamStats } from './peer-stream.js';
 import { sendSnapshot } from './snapshot-sender.js';
@@ -61,7 +62,7 @@ export class PeerRemote {
       limits,
       log,
       urls: () => this.urls,
-      dial: (url) => newPeerClient(url, deps.tls, deps.timings),
+      open: (url, on) => openSendStream({ url, tls: deps.tls, timings: deps.timings, from: self, to: peer, clusterId }, on),
       onUnreachable: () => deps.hooks.reportUnreachable(deps.peer),
       onLost: () => deps.hooks.connectionLost?.(deps.peer),
       onAccepted: () => this.touch(),

@@ -3,7 +3,6 @@
 // at most one write in flight (so messages that arrive meanwhile make the next batch bigger). When the
 // stream fails the peer is reported unreachable, its queue is dropped (Raft resends what matters) and the
 // stream is dialled again after a jittered exponential backoff.
-import type { Client, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../raft/types.js';
 import { approxMessageBytes } from './peer-codec.js';
@@ -12,8 +11,8 @@ import { backoffDelay } from './peer-channel.js';
 import type { PeerUrl } from './peer-credentials.js';
 import { refusalMessage, refusalOf } from './peer-errors.js';
 import type { PeerRefusalCode } from './peer-errors.js';
-import { callMetadata, MESSAGE_BATCH_BYTES, peerService } from './peer-proto.js';
-import type { SendBatch, WireSendSummary } from './peer-proto.js';
+import { MESSAGE_BATCH_BYTES } from './peer-proto.js';
+import type { SendCallEnd, SendStreamCall, SendStreamEvents } from './peer-send-client.js';
 
 export interface PeerStreamLimits {
   /** etcd's stream buffer is 4096 messages; beyond it messages are dropped and the peer reported. */
@@ -37,7 +36,8 @@ export interface PeerStreamDeps {
   readonly log: Logger;
   /** The peer's URLs now (they change with updatePeer); attempts rotate through them. */
   urls(): readonly PeerUrl[];
-  dial(url: PeerUrl): Client;
+  /** Opens the Send call to one of the peer's URLs (openSendStream, or a stand-in in tests). */
+  open(url: PeerUrl, on: SendStreamEvents): SendStreamCall;
   /** The stream failed or was never accepted: the core should stop assuming delivery. */
   onUnreachable(): void;
   /** An accepted stream broke without a refusal: the peer's process is probably gone. */
@@ -71,8 +71,7 @@ export class PeerStream {
   private queue: (Message | undefined)[] = [];
   private head = 0;
   private queuedBytes = 0;
-  private client: Client | undefined;
-  private call: ClientWritableStream<SendBatch> | undefined;
+  private call: SendStreamCall | undefined;
   private writing = false;
   private flushScheduled = false;
   /** Bumped whenever the current call is torn down, so late callbacks of an old call are ignored. */
@@ -159,28 +158,17 @@ export class PeerStream {
       return;
     }
     const gen = ++this.generation;
-    const svc = peerService().send;
-    const client = this.deps.dial(url);
-    const md = callMetadata(this.deps.self, this.deps.peer, this.deps.clusterId);
-    this.client = client;
     this.state = 'connecting';
-    this.call = client.makeClientStreamRequest<SendBatch, WireSendSummary>(
-      svc.path,
-      svc.requestSerialize,
-      svc.responseDeserialize,
-      md,
-      {},
-      (err) => this.onCallEnded(gen, url, err),
-    );
-    // The peer sends response headers as soon as it has checked who we are: that is our "connected".
-    this.call.on('metadata', () => this.onAccepted(gen, url));
-    // Failures arrive through the callback above; an 'error' without a listener would crash the process.
-    this.call.on('error', () => {});
+    this.call = this.deps.open(url, {
+      // The peer sends response headers as soon as it has checked who we are: that is our "connected".
+      accepted: () => this.onAccepted(gen, url),
+      ended: (end) => this.onCallEnded(gen, url, end),
+    });
     this.timer = setTimeout(() => {
       this.fail(gen, url, `not accepted within ${this.deps.timings.connectTimeoutMs} ms`, undefined);
     }, this.deps.timings.connectTimeoutMs);
     this.timer.unref();
-    // Queued messages may be written before the peer answers: grpc-js holds them until connected.
+    // Queued messages may be written before the peer answers: HTTP/2 holds them until connected.
     this.scheduleFlush();
   }
 
@@ -197,12 +185,12 @@ export class PeerStream {
     this.scheduleFlush();
   }
 
-  private onCallEnded(gen: number, url: PeerUrl, err: ServiceError | null): void {
+  private onCallEnded(gen: number, url: PeerUrl, err: SendCallEnd): void {
     if (gen !== this.generation) return;
-    this.fail(gen, url, err ? err.details || err.message : 'stream ended by the peer', err ?? undefined);
+    this.fail(gen, url, err ? (err.details || err.message || 'call failed') : 'stream ended by the peer', err ?? undefined);
   }
 
-  private fail(gen: number, url: PeerUrl, reason: string, err: ServiceError | undefined): void {
+  private fail(gen: number, url: PeerUrl, reason: string, err: SendCallEnd | undefined): void {
     if (gen !== this.generation || this.state === 'stopped') return;
     const wasAccepted = this.state === 'active';
     this.teardown();
@@ -239,18 +227,15 @@ export class PeerStream {
     this.timer.unref();
   }
 
-  /** Drops the call, its channel and everything queued for it. */
+  /** Drops the call, its connection and everything queued for it. */
   private teardown(): void {
     this.generation++;
     this.stats.activeSince = undefined;
     this.clearTimer();
     const call = this.call;
-    const client = this.client;
     this.call = undefined;
-    this.client = undefined;
     this.writing = false;
     call?.cancel();
-    client?.close();
     const lost = this.queued;
     if (lost > 0) this.drop(lost);
     this.queue = [];
@@ -299,9 +284,9 @@ export class PeerStream {
     this.stats.bytes += bytes;
     this.writing = true;
     const gen = this.generation;
-    // One write in flight: its callback comes once grpc-js has passed the batch to HTTP/2, which holds
-    // it while the peer's flow-control window is shut, so a stalled peer stalls us here, not in memory.
-    call.write({ messages: batch }, () => {
+    // One write in flight: its callback comes once HTTP/2 has taken the batch, which it holds while
+    // the peer's flow-control window is shut, so a stalled peer stalls us here, not in memory.
+    call.write(batch, () => {
       if (gen !== this.generation) return;
       this.writing = false;
       this.flush();

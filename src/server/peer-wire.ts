@@ -135,11 +135,13 @@ const T_REJECT = 0x50;
 const T_REJECT_HINT = 0x58;
 const T_CONTEXT = 0x62;
 
-export function encodeMessageBatch(messages: readonly Message[]): Buffer {
+/** `reserve`: bytes left at the front for the caller (a gRPC message prefix), so the batch is not copied. */
+export function encodeMessageBatch(messages: readonly Message[], reserve = 0): Buffer {
   const sizes = messages.map(messageSize);
-  let total = 0;
+  let total = reserve;
   for (const s of sizes) total += bytesField(s);
   const w = new Writer(Buffer.allocUnsafe(total));
+  w.pos = reserve;
   messages.forEach((m, i) => {
     w.head(T_BATCH_MESSAGE, sizes[i] as number);
     w.buf[w.pos++] = T_TYPE;
