@@ -144,16 +144,18 @@ export class Raft {
   // ---- sending ----
 
   private send(m: Message): void {
-    let out = m.from === NONE ? { ...m, from: this.id } : m;
+    let term = m.term;
     if (m.type === 'vote' || m.type === 'voteResp' || m.type === 'preVote' || m.type === 'preVoteResp') {
       // Vote messages carry an explicit term: the candidate's (pre-)term, or the term a vote is granted in.
       invariant(m.term !== 0, `term should be set when sending ${m.type}`);
     } else {
       invariant(m.term === 0, `term should not be set when sending ${m.type} (was ${m.term})`);
       // Proposals and read requests are forwarded as local messages (term 0).
-      if (m.type !== 'prop' && m.type !== 'readIndex') out = { ...out, term: this.term };
+      if (m.type !== 'prop' && m.type !== 'readIndex') term = this.term;
     }
-    this.msgs.push(out);
+    // One copy at most (an append per follower per Ready makes this a hot path).
+    const from = m.from === NONE ? this.id : m.from;
+    this.msgs.push(from === m.from && term === m.term ? m : { ...m, from, term });
   }
 
   /** Sends an append (or a snapshot) to `to` if its progress allows. Returns whether a message was sent. */

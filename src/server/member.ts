@@ -65,6 +65,8 @@ export interface MemberConfig {
 interface Waiter {
   resolve(v: unknown): void;
   reject(e: unknown): void;
+  /** performance.now() after which the request fails with a timeout. */
+  readonly deadline: number;
 }
 
 /** The apply loop may fall this far behind commit before new requests are refused (etcd: 5000). */
@@ -95,7 +97,10 @@ export class Member implements StoreApi {
   private processing = false;
   private again = false;
   private stopped = false;
+  /** Proposals waiting to be applied, oldest first (all have the same timeout, so deadlines ascend). */
   private readonly waiters = new Map<string, Waiter>();
+  /** One timer for all waiters, set for the oldest one's deadline (see sweepWaiters). */
+  private waiterTimer: NodeJS.Timeout | undefined;
   /** Callers of waitAppliedCommitted(), oldest first. */
   private appliedWaiters: AppliedWaiter[] = [];
   private reqSeq = 0;
@@ -237,8 +242,8 @@ export class Member implements StoreApi {
     clearInterval(this.flushTimer);
     this.reads.close(etcdError('STOPPED'));
     for (const w of this.appliedWaiters.splice(0)) w.reject(etcdError('STOPPED'));
-    for (const w of this.waiters.values()) w.reject(etcdError('STOPPED'));
-    this.waiters.clear();
+    for (const id of [...this.waiters.keys()]) this.failWaiter(id, etcdError('STOPPED'));
+    clearTimeout(this.waiterTimer);
     this.watchable.close();
     await this.transport.close();
     while (this.processing) await new Promise((r) => setTimeout(r, 5));
@@ -532,13 +537,25 @@ export class Member implements StoreApi {
   private confState: { voters: readonly number[]; learners: readonly number[] } | undefined;
 
   private settle(id: string, err: unknown, result: unknown): void {
+    if (err) {
+      if (this.failWaiter(id, err)) this.cfg.metrics?.proposalsFailed.inc();
+      return;
+    }
     const w = this.waiters.get(id);
     if (!w) return;
     this.waiters.delete(id);
-    if (err) {
-      this.cfg.metrics?.proposalsFailed.inc();
-      w.reject(err);
-    } else w.resolve(result);
+    this.cfg.metrics?.proposalsPending.dec();
+    w.resolve(result);
+  }
+
+  /** Rejects one waiting proposal; false if it was no longer waiting. */
+  private failWaiter(id: string, err: unknown): boolean {
+    const w = this.waiters.get(id);
+    if (!w) return false;
+    this.waiters.delete(id);
+    this.cfg.metrics?.proposalsPending.dec();
+    w.reject(err);
+    return true;
   }
 
   /** Takes a Raft snapshot every snapshot-count entries (and after a member joins), then trims the log. */
@@ -634,31 +651,35 @@ export class Member implements StoreApi {
     return this.waitFor<T>(r.id, () => this.enqueueProposal(data));
   }
 
+  /**
+   * A promise settled when request `id` is applied (settle) or fails. Waiters share one timer instead of
+   * a timer each: with thousands of requests in flight, a timer, two closures and a `finally` per request
+   * were garbage that every scavenge had to copy while the request waited.
+   */
   private waitFor<T>(id: string, propose: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(id);
-        reject(etcdError(this.softState.lead === 0 ? 'TIMEOUT_DUE_TO_LEADER_FAIL' : 'TIMEOUT'));
-      }, this.requestTimeoutMs);
-      this.waiters.set(id, {
-        resolve: (v) => {
-          clearTimeout(timer);
-          resolve(v as T);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
+      this.waiters.set(id, { resolve: resolve as (v: unknown) => void, reject, deadline: performance.now() + this.requestTimeoutMs });
       this.cfg.metrics?.proposalsPending.inc();
+      this.waiterTimer ??= setTimeout(() => this.sweepWaiters(), this.requestTimeoutMs);
       try {
         propose();
       } catch (e) {
-        this.waiters.delete(id);
-        clearTimeout(timer);
-        reject(e);
+        this.failWaiter(id, e);
       }
-    }).finally(() => this.cfg.metrics?.proposalsPending.dec());
+    });
+  }
+
+  /** Fails the waiters whose deadline has passed (the oldest first) and sets the timer for the next one. */
+  private sweepWaiters(): void {
+    this.waiterTimer = undefined;
+    const now = performance.now();
+    for (const [id, w] of this.waiters) {
+      if (w.deadline > now) {
+        this.waiterTimer = setTimeout(() => this.sweepWaiters(), w.deadline - now);
+        return;
+      }
+      this.failWaiter(id, etcdError(this.softState.lead === 0 ? 'TIMEOUT_DUE_TO_LEADER_FAIL' : 'TIMEOUT'));
+    }
   }
 
   private enqueueProposal(data: Uint8Array): void {

@@ -49,6 +49,30 @@ describe('failover and catch-up', () => {
     await expectNothingLost(cluster, writers);
   }, 90_000);
 
+  it('a write that cannot commit fails with "request timed out" at its own deadline, each of several; writes resume with a quorum', async () => {
+    // Election timeout 500 ms: a member gives a proposal 5 s + 2 election timeouts = 6 s, as etcd does.
+    const cluster = await StoreCluster.start();
+    const leader = await cluster.waitForLeader();
+    const others = cluster.names().filter((n) => n !== leader);
+    for (const name of others) await cluster.kill(name, 'SIGKILL');
+    // Two writes 1.5 s apart wait on one timer: the second must not fail at the first one's deadline.
+    const put = async (key: string, delayMs: number): Promise<{ took: number; stderr: string; code: number | null }> => {
+      await new Promise((r) => setTimeout(r, delayMs));
+      const t0 = performance.now();
+      const r = await cluster.ctl(['put', key, 'v'], [leader]);
+      return { took: performance.now() - t0, stderr: r.stderr, code: r.code };
+    };
+    const [first, second] = await Promise.all([put('timeout/a', 0), put('timeout/b', 1500)]);
+    for (const r of [first, second]) {
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('etcdserver: request timed out');
+      expect(r.took).toBeGreaterThanOrEqual(6000);
+    }
+    for (const name of others) await cluster.restart(name);
+    await cluster.waitForLeader();
+    expect((await cluster.ctl(['put', 'timeout/a', 'after'])).code).toBe(0);
+  }, 90_000);
+
   it('a member that missed more than the kept entries catches up from a snapshot', async () => {
     const keep = 50;
     const cluster = await StoreCluster.start({ snapshotCount: 20, flags: ['--experimental-snapshot-catchup-entries', String(keep)] });
