@@ -537,25 +537,26 @@ export class Member implements StoreApi {
   private confState: { voters: readonly number[]; learners: readonly number[] } | undefined;
 
   private settle(id: string, err: unknown, result: unknown): void {
-    if (err) {
-      if (this.failWaiter(id, err)) this.cfg.metrics?.proposalsFailed.inc();
-      return;
-    }
-    const w = this.waiters.get(id);
+    const w = this.takeWaiter(id);
     if (!w) return;
-    this.waiters.delete(id);
-    this.cfg.metrics?.proposalsPending.dec();
-    w.resolve(result);
+    if (err) {
+      this.cfg.metrics?.proposalsFailed.inc();
+      w.reject(err);
+    } else w.resolve(result);
   }
 
-  /** Rejects one waiting proposal; false if it was no longer waiting. */
-  private failWaiter(id: string, err: unknown): boolean {
+  /** Rejects one waiting proposal, if it is still waiting. */
+  private failWaiter(id: string, err: unknown): void {
+    this.takeWaiter(id)?.reject(err);
+  }
+
+  /** Removes a proposal's waiter (it is about to be settled); undefined if it was no longer waiting. */
+  private takeWaiter(id: string): Waiter | undefined {
     const w = this.waiters.get(id);
-    if (!w) return false;
+    if (!w) return undefined;
     this.waiters.delete(id);
     this.cfg.metrics?.proposalsPending.dec();
-    w.reject(err);
-    return true;
+    return w;
   }
 
   /** Takes a Raft snapshot every snapshot-count entries (and after a member joins), then trims the log. */

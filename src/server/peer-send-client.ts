@@ -14,7 +14,7 @@ import { isIP } from 'node:net';
 import type { Message } from '../raft/types.js';
 import type { PeerTimings } from './peer-channel.js';
 import type { PeerTls, PeerUrl } from './peer-credentials.js';
-import { MAX_GRPC_MESSAGE_BYTES, MD_CLUSTER_ID, MD_FROM, MD_TO, peerService } from './peer-proto.js';
+import { callMetadata, MAX_GRPC_MESSAGE_BYTES, peerService } from './peer-proto.js';
 import { encodeMessageBatch } from './peer-wire.js';
 
 /** How a Send call ended: null when the peer closed it with OK, else a gRPC status with its trailers. */
@@ -87,9 +87,8 @@ class H2ClientSendCall implements SendStreamCall {
       [http2.constants.HTTP2_HEADER_TE]: 'trailers',
       [http2.constants.HTTP2_HEADER_USER_AGENT]: USER_AGENT,
       'grpc-accept-encoding': 'identity',
-      [MD_FROM]: String(t.from),
-      [MD_TO]: String(t.to),
-      [MD_CLUSTER_ID]: t.clusterId,
+      // Who we are, for the peer's admission check: the same metadata the unary peer calls carry.
+      ...callMetadata(t.from, t.to, t.clusterId).toHttp2Headers(),
     };
     this.stream = this.session.request(headers);
     this.stream.on('error', () => undefined); // 'close' follows and says how the call ended
