@@ -67,7 +67,14 @@ interface Waiter {
   reject(e: unknown): void;
   /** performance.now() after which the request fails with a timeout. */
   readonly deadline: number;
+  /** What was proposed ('put', 'txn', 'confChange', ...), for the slow-request warning. */
+  readonly kind: string;
 }
+
+/** A proposal applied later than this after it was made is logged (etcd warns of applies over 100 ms). */
+const SLOW_REQUEST_MS = 100;
+/** Slow-request warnings: at most one line this often, counting the slow requests since the last one. */
+const SLOW_LOG_EVERY_MS = 1000;
 
 /** The apply loop may fall this far behind commit before new requests are refused (etcd: 5000). */
 const MAX_GAP_BETWEEN_APPLY_AND_COMMIT = 5000;
@@ -539,10 +546,35 @@ export class Member implements StoreApi {
   private settle(id: string, err: unknown, result: unknown): void {
     const w = this.takeWaiter(id);
     if (!w) return;
+    const took = performance.now() - (w.deadline - this.requestTimeoutMs);
+    if (took > SLOW_REQUEST_MS) this.noteSlow(took, w.kind);
     if (err) {
       this.cfg.metrics?.proposalsFailed.inc();
       w.reject(err);
     } else w.resolve(result);
+  }
+
+  private slow = { count: 0, maxMs: 0, kind: '', loggedAt: -Infinity };
+
+  /**
+   * Says why writes are slow where an operator looks: a request applied more than 100 ms after this
+   * member proposed it is counted, and a warning goes out at most once a second with the count since the
+   * last one and the slowest (the next line after a quiet spell comes with the first slow request).
+   */
+  private noteSlow(took: number, kind: string): void {
+    const s = this.slow;
+    s.count++;
+    if (took > s.maxMs) {
+      s.maxMs = took;
+      s.kind = kind;
+    }
+    const now = performance.now();
+    if (now - s.loggedAt < SLOW_LOG_EVERY_MS) return;
+    this.log.warn(
+      { took: `${Math.round(s.maxMs)}ms`, expectedDuration: `${SLOW_REQUEST_MS}ms`, request: s.kind, slowRequests: s.count, role: this.softState.raftState },
+      'request took too long',
+    );
+    this.slow = { count: 0, maxMs: 0, kind: '', loggedAt: now };
   }
 
   /** Rejects one waiting proposal, if it is still waiting. */
@@ -649,7 +681,7 @@ export class Member implements StoreApi {
   private proposeRequest<T>(r: InternalRequest): Promise<T> {
     this.checkAcceptingWrites();
     const data = encodeRequest(r);
-    return this.waitFor<T>(r.id, () => this.enqueueProposal(data));
+    return this.waitFor<T>(r.id, r.t, () => this.enqueueProposal(data));
   }
 
   /**
@@ -657,9 +689,9 @@ export class Member implements StoreApi {
    * a timer each: with thousands of requests in flight, a timer, two closures and a `finally` per request
    * were garbage that every scavenge had to copy while the request waited.
    */
-  private waitFor<T>(id: string, propose: () => void): Promise<T> {
+  private waitFor<T>(id: string, kind: string, propose: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiters.set(id, { resolve: resolve as (v: unknown) => void, reject, deadline: performance.now() + this.requestTimeoutMs });
+      this.waiters.set(id, { resolve: resolve as (v: unknown) => void, reject, deadline: performance.now() + this.requestTimeoutMs, kind });
       this.cfg.metrics?.proposalsPending.inc();
       this.waiterTimer ??= setTimeout(() => this.sweepWaiters(), this.requestTimeoutMs);
       try {
@@ -949,7 +981,7 @@ export class Member implements StoreApi {
     this.checkAcceptingWrites();
     const reqId = this.nextReqId();
     const context = encodeConfChangeContext({ reqId, member });
-    return this.waitFor<T>(reqId, () => {
+    return this.waitFor<T>(reqId, 'confChange', () => {
       if (this.softState.lead === 0) throw etcdError('NO_LEADER');
       try {
         this.node.proposeConfChange({ type, nodeId, context });
