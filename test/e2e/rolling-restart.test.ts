@@ -11,13 +11,11 @@ interface LogLine {
   readonly leader?: string;
 }
 
-/** The leaders a member's log names, in order, from "leader changed" lines. */
-function leadersLogged(log: string): string[] {
-  return log
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine)
-    .filter((l) => l.msg === 'leader changed' && l.leader !== undefined)
+/** The leaders a member's log names after `mark`, in order, from "leader changed" lines. */
+function leadersLogged(cluster: StoreCluster, name: string, mark: number): string[] {
+  return cluster
+    .logged<LogLine>(name, 'leader changed', mark)
+    .filter((l) => l.leader !== undefined)
     .map((l) => l.leader as string);
 }
 
@@ -37,7 +35,7 @@ describe('rolling restart with SIGTERM', () => {
       if (wasLeader) {
         // It saw another member take over before it stopped: leadership was handed over, not lost.
         const self = cluster.hexIdOf(name);
-        expect(leadersLogged(cluster.logSince(name, mark)).filter((l) => l !== self), `${name}'s log after SIGTERM`).not.toEqual([]);
+        expect(leadersLogged(cluster, name, mark).filter((l) => l !== self), `${name}'s log after SIGTERM`).not.toEqual([]);
       }
       await writers.waitForAcks(50);
       await cluster.restart(name);

@@ -13,13 +13,6 @@ interface LogLine {
   role?: string;
 }
 
-function slowLines(log: string): LogLine[] {
-  return log
-    .split('\n')
-    .filter((l) => l.includes('request took too long'))
-    .map((l) => JSON.parse(l) as LogLine);
-}
-
 describe('slow requests', () => {
   it('a leader that applies each commit 300 ms late logs its writes as too slow, at most once a second', async () => {
     // Slow elections keep the held-back leader in office.
@@ -39,7 +32,7 @@ describe('slow requests', () => {
     const elapsed = Date.now() - t0;
     expect(elapsed).toBeGreaterThanOrEqual(5 * 300);
 
-    const lines = slowLines(cluster.logSince(leader, mark));
+    const lines = cluster.logged<LogLine>(leader, 'request took too long', mark);
     // Five puts of at least 300 ms each in at least 1.5 s: the first is logged at once, and at most one
     // line a second follows.
     expect(lines.length).toBeGreaterThanOrEqual(1);

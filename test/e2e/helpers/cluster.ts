@@ -429,6 +429,15 @@ export class StoreCluster {
     return existsSync(p) ? readFileSync(p).subarray(mark).toString() : '';
   }
 
+  /** The member's JSON log lines with message `msg` (after `mark`, see logMark), parsed. */
+  logged<T extends { readonly msg?: string }>(name: string, msg: string, mark = 0): T[] {
+    return this.logSince(name, mark)
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as T)
+      .filter((l) => l.msg === msg);
+  }
+
   logTail(name: string, lines = 40): string {
     return this.logSince(name).trimEnd().split('\n').slice(-lines).join('\n');
   }
