@@ -11,8 +11,8 @@ import * as http2 from 'node:http2';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { Client, credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
 import type { ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
-import { etcdPackageDefinition } from '../src/server/etcd-proto.js';
-import { frameMessages, MessageReader } from '../src/server/grpc-coalesce.js';
+import { etcdPackageDefinition } from '../src/server/v3rpc/etcd-proto.js';
+import { frameMessages, MessageReader } from '../src/server/grpc/coalesce.js';
 import { ProcessCluster, waitUntil } from '../test/differential/process-cluster.js';
 import type { Flavor } from '../test/differential/process-cluster.js';
 

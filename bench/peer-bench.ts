@@ -5,9 +5,9 @@
 import { pino } from 'pino';
 import type { Message } from '../src/raft/types.js';
 import { msg } from '../src/raft/types.js';
-import { createPeerTransport } from '../src/server/peer-transport.js';
-import type { PeerTransportHandle } from '../src/server/peer-transport.js';
-import type { InboundHandlers, OutboundHooks } from '../src/server/transport-api.js';
+import { createPeerTransport } from '../src/server/peer/transport.js';
+import type { PeerTransportHandle } from '../src/server/peer/transport.js';
+import type { InboundHandlers, OutboundHooks } from '../src/server/member/transport-api.js';
 
 const logger = pino({ level: 'silent' });
 

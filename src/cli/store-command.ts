@@ -2,8 +2,8 @@
 // SIGTERM/SIGINT stop it cleanly: a leader hands leadership over first, so a rolling restart loses no write.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { STORE_FLAG_DEFAULTS, FlagError, flagsFromEnv, parseStoreFlags } from '../server/store-flags.js';
-import { startMember } from '../server/start-member.js';
+import { STORE_FLAG_DEFAULTS, FlagError, flagsFromEnv, parseStoreFlags } from '../server/embed/store-flags.js';
+import { startMember } from '../server/embed/start-member.js';
 import { makeLogger } from './logger.js';
 
 const BOOLEAN_FLAGS = new Set(['client-cert-auth', 'peer-client-cert-auth', 'strict-reconfig-check']);

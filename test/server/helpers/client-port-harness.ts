@@ -1,10 +1,10 @@
 // Starts the client port on a real port (0: the system picks) over a SingleNodeStore, and stops both.
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { startClientPort } from '../../../src/server/client-port.js';
-import type { ClientPort, ClientPortOptions } from '../../../src/server/client-port.js';
-import { createMetrics } from '../../../src/server/metrics.js';
-import type { EtcdMetrics } from '../../../src/server/metrics.js';
+import { startClientPort } from '../../../src/server/embed/client-port.js';
+import type { ClientPort, ClientPortOptions } from '../../../src/server/embed/client-port.js';
+import { createMetrics } from '../../../src/server/embed/metrics.js';
+import type { EtcdMetrics } from '../../../src/server/embed/metrics.js';
 import { SingleNodeStore } from './single-node-store.js';
 import type { SingleNodeOptions } from './single-node-store.js';
 

@@ -2,7 +2,7 @@
 // decodes), for tests that need the raw calls: statuses, metadata, streams held open or unread.
 import { Metadata, credentials, loadPackageDefinition } from '@grpc/grpc-js';
 import type { ChannelCredentials, ChannelOptions, Client, ClientDuplexStream, ClientReadableStream, ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
-import { etcdPackageDefinition } from '../../../src/server/etcd-proto.js';
+import { etcdPackageDefinition } from '../../../src/server/v3rpc/etcd-proto.js';
 
 type Service = 'KV' | 'Watch' | 'Lease' | 'Cluster' | 'Maintenance' | 'Auth';
 

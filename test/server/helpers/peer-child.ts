@@ -2,7 +2,7 @@
 // with SIGSTOP: prints its bound URL as one JSON line, counts heartbeats from member 1 and prints the
 // commit of each, until killed.
 import { pino } from 'pino';
-import { createPeerTransport } from '../../../src/server/peer-transport.js';
+import { createPeerTransport } from '../../../src/server/peer/transport.js';
 
 const [peerUrl, electionTimeout] = process.argv.slice(2);
 if (!peerUrl || !electionTimeout) throw new Error('usage: peer-child <member-1-url> <election-timeout-ms>');

@@ -6,10 +6,10 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../../../src/raft/types.js';
 import { msg } from '../../../src/raft/types.js';
-import { createPeerTransport } from '../../../src/server/peer-transport.js';
-import type { PeerTransportHandle, PeerTransportOptions } from '../../../src/server/peer-transport.js';
-import type { MemberInfo } from '../../../src/server/store-api.js';
-import type { InboundHandlers, OutboundHooks } from '../../../src/server/transport-api.js';
+import { createPeerTransport } from '../../../src/server/peer/transport.js';
+import type { PeerTransportHandle, PeerTransportOptions } from '../../../src/server/peer/transport.js';
+import type { MemberInfo } from '../../../src/server/member/store-api.js';
+import type { InboundHandlers, OutboundHooks } from '../../../src/server/member/transport-api.js';
 
 export const CLUSTER = '7331';
 

@@ -1,6 +1,6 @@
 // A StoreApi for testing the gRPC layer: one real KvStore and WatchableStore on a temp dir, no Raft. Writes
 // apply directly; the "leader" is this node unless a test takes it away (to see leader-required calls
-// refused). It is a fixture for the edge, not a stand-in for the member (src/server/member.ts).
+// refused). It is a fixture for the edge, not a stand-in for the member (src/server/member/member.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import type { DeleteRangeRequest, PutRequest, RangeRequest, TxnRequest } from '.
 import { WatchableStore } from '../../../src/watch/watchable-store.js';
 import { WatchStream } from '../../../src/watch/watch-stream.js';
 import type { WatchStreamOptions, WatchResponseSender } from '../../../src/watch/watch-stream.js';
-import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi } from '../../../src/server/store-api.js';
+import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi } from '../../../src/server/member/store-api.js';
 
 export interface SingleNodeOptions {
   readonly watch?: WatchStreamOptions;

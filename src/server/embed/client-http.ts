@@ -1,0 +1,95 @@
+// The HTTP/1.1 side of the client port, answering as etcd 3.4 does: GET /health ({"health":"true"}, or
+// {"health":"false"} with 503 when the member has no leader or an alarm is raised), GET /version, and
+// /metrics in Prometheus' text format. Every response carries etcd's CORS headers.
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { StoreApi } from '../member/store-api.js';
+
+export const ETCD_SERVER_VERSION = '3.4.23';
+export const ETCD_CLUSTER_VERSION = '3.4.0';
+
+export interface ClientHttpOptions {
+  readonly store: StoreApi;
+  readonly registry: Registry;
+  readonly logger: Logger;
+  /** Setpoint's own version, added to /version as "setpoint" when given. */
+  readonly setpointVersion?: string;
+}
+
+function cors(res: ServerResponse): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Allow-Methods', 'POST, GET, OPTIONS, PUT, DELETE');
+  res.setHeader('Access-Control-Allow-Headers', 'accept, content-type, authorization');
+}
+
+/** Go's http.Error: the message as plain text with a newline, and nosniff. */
+function httpError(res: ServerResponse, status: number, message: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(message + '\n');
+}
+
+function methodNotAllowed(res: ServerResponse): void {
+  res.setHeader('Allow', 'GET');
+  httpError(res, 405, 'Method Not Allowed');
+}
+
+async function health(store: StoreApi, log: Logger, res: ServerResponse): Promise<void> {
+  let h: { health: boolean; reason: string };
+  try {
+    h = await store.health();
+  } catch (e) {
+    h = { health: false, reason: e instanceof Error ? e.message : String(e) };
+  }
+  // etcd 3.4 answers only {"health": ...}; the reason (3.5 adds it to the body) goes to the log.
+  const body = JSON.stringify({ health: String(h.health) });
+  if (!h.health) {
+    log.debug({ reason: h.reason }, '/health: unhealthy');
+    httpError(res, 503, body);
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.end(body);
+}
+
+export function createClientHttp(opts: ClientHttpOptions): Server {
+  const log = opts.logger.child({ component: 'client-http' });
+  const version = JSON.stringify({
+    etcdserver: ETCD_SERVER_VERSION,
+    etcdcluster: ETCD_CLUSTER_VERSION,
+    ...(opts.setpointVersion ? { setpoint: opts.setpointVersion } : {}),
+  });
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    cors(res);
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    switch (path) {
+      case '/health':
+        if (req.method !== 'GET') return methodNotAllowed(res);
+        return health(opts.store, log, res);
+      case '/version':
+        if (req.method !== 'GET') return methodNotAllowed(res);
+        res.setHeader('Content-Type', 'application/json');
+        res.end(version);
+        return;
+      case '/metrics': {
+        const text = await opts.registry.metrics();
+        res.setHeader('Content-Type', opts.registry.contentType);
+        res.end(text);
+        return;
+      }
+      default:
+        return httpError(res, 404, '404 page not found');
+    }
+  };
+  return createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      log.error({ err: e, url: req.url }, 'HTTP request failed');
+      if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
+      else res.destroy();
+    });
+  });
+}

@@ -1,0 +1,423 @@
+// The edge every etcd RPC passes: etcd's interceptor checks (leader required, learner), the request size
+// limit on what etcd would propose through Raft, the one mapping of errors to gRPC statuses (EtcdError
+// keeps its code and exact message; anything else is UNKNOWN and logged), and go-grpc-prometheus's
+// per-call counters.
+import { DirectWriter, coalesceWrites } from '../grpc/coalesce.js';
+import { status as Status } from '@grpc/grpc-js';
+import type { handleBidiStreamingCall, handleUnaryCall, Metadata, StatusObject } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { EtcdError, etcdError } from '../../kv/errors.js';
+import type { StoreApi } from '../member/store-api.js';
+import type { GrpcMetrics, GrpcType, HotCounter } from '../embed/metrics.js';
+import type { LeaderGuard } from './leader-guard.js';
+import { requiresLeader } from './leader-guard.js';
+import { wireSize } from './etcd-proto.js';
+
+/** etcd's default MaxRequestBytes (--max-request-bytes). */
+export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+/** What gRPC may receive beyond MaxRequestBytes before refusing a message itself (etcd's grpcOverheadBytes). */
+export const GRPC_OVERHEAD_BYTES = 512 * 1024;
+
+/**
+ * etcd measures the InternalRaftRequest that wraps a request: the request as a field (a one-byte tag and
+ * its length) plus a RequestHeader holding a generated 64-bit id (a two-byte tag for field 100, a length,
+ * and a tagged varint of up to 9 bytes for ids as etcd makes them).
+ */
+const RAFT_HEADER_BYTES = 2 + 1 + 1 + 9;
+
+/** A gRPC status that is not one of etcd's errors (auth we do not implement, unknown health services). */
+export class StatusError extends Error {
+  constructor(
+    readonly code: Status,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StatusError';
+  }
+}
+
+export interface EdgeContext {
+  readonly store: StoreApi;
+  readonly log: Logger;
+  readonly metrics: GrpcMetrics;
+  readonly guard: LeaderGuard;
+  readonly maxRequestBytes: number;
+}
+
+/** Go's names for gRPC codes, as go-grpc-prometheus writes them in grpc_code. */
+const CODE_NAMES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+];
+
+export type WireStatus = Pick<StatusObject, 'code' | 'details'>;
+
+export function toStatus(e: unknown, log: Logger): WireStatus {
+  if (e instanceof EtcdError) return { code: e.grpcCode, details: e.message };
+  if (e instanceof StatusError) return { code: e.code, details: e.message };
+  log.error({ err: e }, 'request failed with an unexpected error');
+  return { code: Status.UNKNOWN, details: e instanceof Error ? e.message : String(e) };
+}
+
+/** An Error carrying a status, which grpc-js turns into the call's status when a stream emits it. */
+export function statusError(s: WireStatus): Error & WireStatus {
+  return Object.assign(new Error(s.details), s);
+}
+
+/** Bytes of a protobuf varint. */
+export function varintLen(n: number): number {
+  let len = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    len++;
+  }
+  return len;
+}
+
+/**
+ * etcd's ErrRequestTooLarge for a request that would be proposed: its Raft envelope over MaxRequestBytes.
+ * etcd's v3rpc checks (empty key, too many ops, …) come first there, so an oversized request that is also
+ * invalid gets `validate`'s error; only the rare oversized request pays for running it here.
+ */
+export function checkRequestSize<Req>(ctx: EdgeContext, req: Req, validate?: (req: Req) => void): void {
+  const n = wireSize(req);
+  if (n + 1 + varintLen(n) + RAFT_HEADER_BYTES <= ctx.maxRequestBytes) return;
+  validate?.(req);
+  throw etcdError('REQUEST_TOO_LARGE');
+}
+
+/**
+ * One method's counters. prom-client hashes a label set on every inc(), so the labelled children are
+ * looked up once, when the method's handler is built, and counted through HotCounters (embed/metrics.ts).
+ */
+export class MethodCounters {
+  private readonly labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>;
+  readonly started: HotCounter;
+  readonly msgReceived: HotCounter;
+  readonly msgSent: HotCounter;
+  private readonly handledByCode = new Map<number, HotCounter>();
+
+  constructor(
+    private readonly metrics: GrpcMetrics,
+    type: GrpcType,
+    service: string,
+    method: string,
+  ) {
+    this.labels = { grpc_type: type, grpc_service: service, grpc_method: method };
+    this.started = metrics.hot(metrics.started.labels(this.labels));
+    this.msgReceived = metrics.hot(metrics.msgReceived.labels(this.labels));
+    this.msgSent = metrics.hot(metrics.msgSent.labels(this.labels));
+  }
+
+  handled(code: number): void {
+    let c = this.handledByCode.get(code);
+    if (!c) {
+      c = this.metrics.hot(this.metrics.handled.labels({ ...this.labels, grpc_code: CODE_NAMES[code] ?? String(code) }));
+      this.handledByCode.set(code, c);
+    }
+    c.inc();
+  }
+}
+
+/** One call's counters; `done` counts once, whichever way the call ends. */
+export class CallTracker {
+  private finished = false;
+
+  constructor(private readonly counters: MethodCounters) {
+    counters.started.inc();
+  }
+
+  received(): void {
+    this.counters.msgReceived.inc();
+  }
+
+  sent(): void {
+    this.counters.msgSent.inc();
+  }
+
+  done(code: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.counters.handled(code);
+  }
+}
+
+/** etcd's interceptor checks for any call: leader required (hasleader metadata), and learners' limits. */
+export async function admit(ctx: EdgeContext, md: Metadata, learnerOk: boolean): Promise<void> {
+  await admitCall(ctx, requiresLeader(md), learnerOk);
+}
+
+async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: boolean): Promise<void> {
+  if (!learnerOk && ctx.guard.isLearner) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
+  if (needsLeader) await ctx.guard.requireLeader();
+}
+
+export interface UnaryOptions<Req> {
+  /** True for requests etcd proposes through Raft: they must fit MaxRequestBytes. */
+  readonly proposal?: (req: Req) => boolean;
+  /** etcd's v3rpc request checks, which take precedence over the size limit (the store repeats them). */
+  readonly validate?: (req: Req) => void;
+  /** True for requests a learner serves (etcd: serializable Range and Status). */
+  readonly learnerOk?: (req: Req) => boolean;
+}
+
+/** What a unary handler does once the request is decoded, whichever gRPC path delivered it. */
+export interface UnaryCore {
+  /** Starts one call's counters. */
+  track(): CallTracker;
+  /** Admission, the size check and the call itself. `needsLeader`: the client sent hasleader=true. */
+  run(req: unknown, needsLeader: boolean): Promise<unknown>;
+}
+
+const CORES = new WeakMap<object, UnaryCore>();
+
+/** The core of a handler made by unary(), for the fast path (grpc/fast-unary.ts). */
+export function unaryCore(handler: unknown): UnaryCore | undefined {
+  return typeof handler === 'function' ? CORES.get(handler) : undefined;
+}
+
+/**
+ * A unary handler: admission, the size check, the call itself, and its status, all counted. `fn` sees
+ * only the request, so the fast path (grpc/fast-unary.ts) can run the same core through unaryCore().
+ */
+export function unary<Req, Res>(
+  ctx: EdgeContext,
+  service: string,
+  method: string,
+  fn: (req: Req) => Promise<Res>,
+  opts: UnaryOptions<Req> = {},
+): handleUnaryCall<Req, Res> {
+  const counters = new MethodCounters(ctx.metrics, 'unary', service, method);
+  const run = async (req: Req, needsLeader: boolean): Promise<Res> => {
+    await admitCall(ctx, needsLeader, opts.learnerOk?.(req) ?? false);
+    if (opts.proposal?.(req)) checkRequestSize(ctx, req, opts.validate);
+    return fn(req);
+  };
+  const handler: handleUnaryCall<Req, Res> = (call, callback) => {
+    const t = new CallTracker(counters);
+    t.received();
+    run(call.request, requiresLeader(call.metadata)).then(
+      (res) => {
+        t.sent();
+        t.done(Status.OK);
+        callback(null, res);
+      },
+      (e: unknown) => {
+        const s = toStatus(e, ctx.log);
+        t.done(s.code);
+        callback(s);
+      },
+    );
+  };
+  CORES.set(handler, { track: () => new CallTracker(counters), run: (req, needsLeader) => run(req as Req, needsLeader) });
+  return handler;
+}
+
+/** The package of etcd's services, for the grpc_service label. */
+export const ETCD_PACKAGE = 'etcdserverpb';
+
+/** What a bidirectional stream's handler is given: its counters, and the way to end the call. */
+export interface StreamSession {
+  readonly tracker: CallTracker;
+  /** Ends the call: OK without an error, else the error's status. Later calls do nothing. */
+  finish(err?: unknown): void;
+  readonly ended: boolean;
+}
+
+/**
+ * A response the handler can write straight into the transport's outgoing bytes, so that a stream sending
+ * many small responses (a watch with 1000 watchers) makes no buffer per response. Used at once: the
+ * transport calls writeTo() before writeEncoded() returns.
+ */
+export interface EncodedMessage {
+  readonly length: number;
+  /** Writes the message's `length` bytes from buf[at]. */
+  writeTo(buf: Buffer, at: number): void;
+}
+
+/** The message's bytes in a buffer of their own, for a transport that cannot take them in place. */
+export function materialize(m: EncodedMessage): Buffer {
+  const b = Buffer.allocUnsafe(m.length);
+  m.writeTo(b, 0);
+  return b;
+}
+
+/** Where a bidi handler's responses go, whichever HTTP/2 server carries the call. */
+export interface BidiOut<Res> {
+  /**
+   * Sends one response (a Buffer is one encoded already). False: the client is behind; the handler stops
+   * sending until the callback given to onRoom() runs.
+   */
+  write(res: Res | Buffer): boolean;
+  /** write() for a message the transport may lay down in place; the same answer. */
+  writeEncoded(m: EncodedMessage): boolean;
+  /** Runs `f` once, when the client can take more after a write() that returned false. */
+  onRoom(f: () => void): void;
+}
+
+export interface BidiHandlers<Req> {
+  onRequest(req: Req): void;
+  /** The client half-closed its side. */
+  onEnd(): void;
+  /** The call is over, whichever way it ended: release what the stream holds. */
+  onClose(): void;
+}
+
+/** The transport side of one bidi call: grpc-js's call object, or the client port's own HTTP/2 server. */
+export interface BidiTransport {
+  /** Sends one response; false when the client is behind (room() follows when it can take more). */
+  write(res: unknown): boolean;
+  /** write() of an encoded message, written in place where the transport can (else it is materialized). */
+  writeEncoded?(m: EncodedMessage): boolean;
+  /** Ends the call with trailers carrying this status (OK included). */
+  end(s: WireStatus): void;
+}
+
+/** What a transport tells one bidi call. */
+export interface BidiCall {
+  /** A decoded request message. */
+  request(req: unknown): void;
+  /** The client half-closed its side. */
+  halfClose(): void;
+  /** The client cancelled (reset the stream, or its connection is gone). */
+  cancel(): void;
+  /** The client can take more after write() returned false. */
+  room(): void;
+}
+
+/** A bidi handler's core, for the client port's own HTTP/2 server (http2/front.ts). */
+export interface BidiCore {
+  /** Opens one call. `needsLeader`: the client sent hasleader=true. */
+  open(t: BidiTransport, needsLeader: boolean): BidiCall;
+}
+
+const BIDI_CORES = new WeakMap<object, BidiCore>();
+
+/** The core of a handler made by bidi(), for the HTTP/2 server's own streams. */
+export function bidiCore(handler: unknown): BidiCore | undefined {
+  return typeof handler === 'function' ? BIDI_CORES.get(handler) : undefined;
+}
+
+/**
+ * A bidirectional stream as etcd runs one: refused up front by the interceptor checks, tracked for the
+ * leader monitor when it asked for a leader, and closed exactly once however it ends (client cancel,
+ * client half-close, server error, leader loss). The same core serves it on grpc-js and on the client
+ * port's own HTTP/2 server: requests that arrive while admission is pending wait for it, in order.
+ */
+export function bidi<Req, Res>(
+  ctx: EdgeContext,
+  service: string,
+  method: string,
+  start: (out: BidiOut<Res>, session: StreamSession) => BidiHandlers<Req>,
+): handleBidiStreamingCall<Req, Res> {
+  const counters = new MethodCounters(ctx.metrics, 'bidi_stream', service, method);
+  const open = (t: BidiTransport, needsLeader: boolean): BidiCall => {
+    const tracker = new CallTracker(counters);
+    let handlers: BidiHandlers<Req> | undefined;
+    let untrack: (() => void) | undefined;
+    let ended = false;
+    // Before admission: what the client sent, in order (undefined entry: its half-close).
+    let waiting: (Req | undefined)[] | undefined = [];
+    let roomWaiters: (() => void)[] = [];
+    /** Ends the call once, whichever way: false if it was over already. */
+    const close = (code: Status): boolean => {
+      if (ended) return false;
+      ended = true;
+      untrack?.();
+      handlers?.onClose();
+      tracker.done(code);
+      return true;
+    };
+    const session: StreamSession = {
+      tracker,
+      get ended() {
+        return ended;
+      },
+      finish(err?: unknown) {
+        if (ended) return;
+        const s: WireStatus = err === undefined ? { code: Status.OK, details: 'OK' } : toStatus(err, ctx.log);
+        close(s.code);
+        t.end(s);
+      },
+    };
+    const out: BidiOut<Res> = {
+      write: (res) => t.write(res),
+      writeEncoded: (m) => (t.writeEncoded ? t.writeEncoded(m) : t.write(materialize(m))),
+      onRoom: (f) => void roomWaiters.push(f),
+    };
+    const deliver = (req: Req | undefined): void => {
+      if (ended || !handlers) return;
+      if (req === undefined) return handlers.onEnd();
+      tracker.received();
+      handlers.onRequest(req);
+    };
+    admitCall(ctx, needsLeader, false).then(
+      () => {
+        if (ended) return;
+        handlers = start(out, session);
+        if (needsLeader) untrack = ctx.guard.track((e) => session.finish(e));
+        const early = waiting ?? [];
+        waiting = undefined;
+        for (const req of early) deliver(req);
+      },
+      (e: unknown) => session.finish(e),
+    );
+    return {
+      request: (req) => {
+        if (waiting) waiting.push(req as Req);
+        else deliver(req as Req);
+      },
+      halfClose: () => {
+        if (waiting) waiting.push(undefined);
+        else deliver(undefined);
+      },
+      cancel: () => void close(Status.CANCELLED),
+      room: () => {
+        const fs = roomWaiters;
+        roomWaiters = [];
+        for (const f of fs) f();
+      },
+    };
+  };
+  const handler: handleBidiStreamingCall<Req, Res> = (call) => {
+    // Responses that queue behind an in-flight write leave in one HTTP/2 write (grpc/coalesce.ts).
+    coalesceWrites(call);
+    // `opened` is set before anything is written: the handler starts after admission, a promise later.
+    const room = (): void => opened.room();
+    // Encoded responses go out in one HTTP/2 write per turn of the event loop (grpc/coalesce.ts).
+    const direct = DirectWriter.for(call, room);
+    const t: BidiTransport = {
+      write: (res) => {
+        if (direct && Buffer.isBuffer(res)) return direct.write(res);
+        const ok = call.write(res as Res);
+        if (!ok) call.once('drain', room);
+        return ok;
+      },
+      end: (s) => {
+        if (s.code === Status.OK) call.end();
+        else call.emit('error', statusError(s));
+      },
+    };
+    const opened = open(t, requiresLeader(call.metadata));
+    call.on('cancelled', () => opened.cancel());
+    call.on('data', (req: Req) => opened.request(req));
+    call.on('end', () => opened.halfClose());
+  };
+  BIDI_CORES.set(handler, { open });
+  return handler;
+}

@@ -1,0 +1,71 @@
+// etcdserverpb.KV: Range, Put, DeleteRange, Txn and Compact, each mapped 1:1 onto the StoreApi call with
+// the response header completed from the member (cluster, member, term) at the store's revision.
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import { checkPut, checkRange, checkTxn } from '../../kv/txn-check.js';
+import type { EdgeContext } from './edge.js';
+import { ETCD_PACKAGE, unary } from './edge.js';
+import type { WireDeleteRangeRequest, WirePutRequest, WireRangeRequest, WireTxnRequest } from './etcd-wire.js';
+import { encodeHeaderField } from './watch-encode.js';
+import { isTxnReadOnly, num, parseDeleteRange, parsePut, parseRange, parseTxn, wireHeader, wireKv, wireResponseOp } from './etcd-wire.js';
+
+const SERVICE = `${ETCD_PACKAGE}.KV`;
+
+export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
+  const { store } = ctx;
+  const header = (rev: number) => wireHeader(store.header(rev), rev);
+  return {
+    Range: unary<WireRangeRequest, object>(
+      ctx,
+      SERVICE,
+      'Range',
+      async (req) => {
+        const r = await store.range(parseRange(req));
+        return { header: header(r.header.revision), kvs: r.kvs.map(wireKv), more: r.more, count: r.count };
+      },
+      { learnerOk: (req) => req.serializable },
+    ),
+    Put: unary<WirePutRequest, object>(
+      ctx,
+      SERVICE,
+      'Put',
+      async (req) => {
+        const r = await store.put(parsePut(req));
+        // Without prev_kv the response is its header alone, encoded here rather than through protobufjs.
+        if (!r.prevKv) return encodeHeaderField(store.header(r.header.revision));
+        return { header: header(r.header.revision), prevKv: wireKv(r.prevKv) };
+      },
+      { proposal: () => true, validate: (req) => checkPut(parsePut(req)) },
+    ),
+    DeleteRange: unary<WireDeleteRangeRequest, object>(
+      ctx,
+      SERVICE,
+      'DeleteRange',
+      async (req) => {
+        const r = await store.deleteRange(parseDeleteRange(req));
+        return { header: header(r.header.revision), deleted: r.deleted, prevKvs: r.prevKvs.map(wireKv) };
+      },
+      { proposal: () => true, validate: (req) => checkRange(parseDeleteRange(req)) },
+    ),
+    Txn: unary<WireTxnRequest, object>(
+      ctx,
+      SERVICE,
+      'Txn',
+      async (req) => {
+        const r = await store.txn(parseTxn(req));
+        return { header: header(r.header.revision), succeeded: r.succeeded, responses: r.responses.map(wireResponseOp) };
+      },
+      // A read-only txn is served like a range in etcd: never proposed, so never too large.
+      { proposal: (req) => !isTxnReadOnly(req), validate: (req) => checkTxn(parseTxn(req)) },
+    ),
+    Compact: unary<{ revision: string; physical: boolean }, object>(
+      ctx,
+      SERVICE,
+      'Compact',
+      async (req) => {
+        const r = await store.compact(num(req.revision), req.physical);
+        return { header: header(r.revision) };
+      },
+      { proposal: () => true },
+    ),
+  };
+}

@@ -1,0 +1,101 @@
+// etcdserverpb.Watch: one client stream is one WatchStream (src/watch/watch-stream.ts). Requests go to it
+// as they arrive; its responses go out with a full header, and when the call's write buffer is full the
+// stream is paused until the client takes more, so a slow client holds back only its own watchers. The
+// call runs on the client port's own HTTP/2 server (http2/front.ts) or on grpc-js, through bidi()'s core.
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Gauge } from 'prom-client';
+import type { WatchFilter, WatchRequest, WatchResponse } from '../../watch/types.js';
+import type { WatchResponseSender, WatchStream } from '../../watch/watch-stream.js';
+import type { KvEvent } from '../../kv/types.js';
+import type { EdgeContext } from './edge.js';
+import { ETCD_PACKAGE, bidi } from './edge.js';
+import type { Long } from './etcd-wire.js';
+import { num } from './etcd-wire.js';
+import { WatchResponseEncoder } from './watch-encode.js';
+
+const SERVICE = `${ETCD_PACKAGE}.Watch`;
+
+interface WireWatchCreateRequest {
+  readonly key: Buffer;
+  readonly rangeEnd: Buffer;
+  readonly startRevision: Long;
+  readonly progressNotify: boolean;
+  readonly filters: readonly (string | number)[];
+  readonly prevKv: boolean;
+  readonly watchId: Long;
+  readonly fragment: boolean;
+}
+
+interface WireWatchRequest {
+  readonly createRequest?: WireWatchCreateRequest;
+  readonly cancelRequest?: { readonly watchId: Long };
+  readonly progressRequest?: object;
+}
+
+/** etcd ignores filter values it does not know. */
+function filters(fs: readonly (string | number)[]): WatchFilter[] {
+  return fs.filter((f): f is WatchFilter => f === 'NOPUT' || f === 'NODELETE');
+}
+
+export function parseWatchRequest(req: WireWatchRequest): WatchRequest | undefined {
+  const c = req.createRequest;
+  if (c) {
+    return {
+      createRequest: {
+        key: c.key,
+        rangeEnd: c.rangeEnd,
+        startRevision: num(c.startRevision),
+        progressNotify: c.progressNotify,
+        filters: filters(c.filters),
+        prevKv: c.prevKv,
+        watchId: num(c.watchId),
+        fragment: c.fragment,
+      },
+    };
+  }
+  if (req.cancelRequest) return { cancelRequest: { watchId: num(req.cancelRequest.watchId) } };
+  if (req.progressRequest) return { progressRequest: {} };
+  // A request with nothing set: etcd ignores it rather than failing the whole stream.
+  return undefined;
+}
+
+export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServiceImplementation {
+  const { store } = ctx;
+  // Shared by every stream of this member, so each event is encoded once however many watchers get it.
+  const encoder = new WatchResponseEncoder();
+  return {
+    Watch: bidi<WireWatchRequest, object>(ctx, SERVICE, 'Watch', (out, session) => {
+      // Set once the stream exists; the stream only sends from its own pump, after it is constructed.
+      let resume: () => void = () => undefined;
+      // The WatchStream stops at `false` and waits for resume().
+      const sent = (ok: boolean): boolean => {
+        session.tracker.sent();
+        if (!ok) out.onRoom(() => resume());
+        return ok;
+      };
+      const send: WatchResponseSender = Object.assign((r: WatchResponse): boolean => session.ended || sent(out.write(encoder.encode(store.header(r.header.revision), r))), {
+        // The usual response is written straight into the stream's outgoing bytes (a negative id, which only
+        // a client's own create can choose, takes the general path).
+        events: (watchId: number, revision: number, events: readonly KvEvent[]): boolean =>
+          session.ended ||
+          sent(watchId >= 0 ? out.writeEncoded(encoder.prepareEvents(store.header(revision), watchId, events)) : out.write(encoder.encodeEvents(store.header(revision), watchId, events))),
+      });
+      const stream: WatchStream = store.openWatchStream(send);
+      resume = () => stream.resume();
+      openStreams.inc();
+      return {
+        onRequest: (req) => {
+          const parsed = parseWatchRequest(req);
+          if (parsed) stream.handle(parsed);
+        },
+        // The client closed its side. etcd's recvLoop stops at EOF but the send side goes on until the
+        // client cancels the call, so watches keep delivering: do the same.
+        onEnd: () => undefined,
+        onClose: () => {
+          stream.close();
+          openStreams.dec();
+        },
+      };
+    }),
+  };
+}
