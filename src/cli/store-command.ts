@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { STORE_FLAG_DEFAULTS, FlagError, flagsFromEnv, parseStoreFlags } from '../server/embed/store-flags.js';
 import { startMember } from '../server/embed/start-member.js';
 import { makeLogger } from './logger.js';
+import { STORE_FLAG_HELP } from './store-flag-help.js';
 
 const BOOLEAN_FLAGS = new Set(['client-cert-auth', 'peer-client-cert-auth', 'strict-reconfig-check']);
 
@@ -13,10 +14,15 @@ function camel(flag: string): string {
 }
 
 export function registerStoreCommand(program: Command): void {
-  const cmd = program.command('store').description("run one member of the etcd-compatible store (takes etcd's flags)");
+  const cmd = program
+    .command('store')
+    .description("run one member of the etcd-compatible store (takes etcd's flags)")
+    .addHelpText('after', "\nEvery flag can also be set from the environment as etcd reads it: ETCD_<FLAG> in upper case with '_' for '-'\n(ETCD_INITIAL_CLUSTER=...). A flag on the command line wins over the environment.");
   for (const flag of Object.keys(STORE_FLAG_DEFAULTS)) {
     // Booleans take an optional value, as etcd's do: --client-cert-auth or --client-cert-auth=true.
-    const o = BOOLEAN_FLAGS.has(flag) ? new Option(`--${flag} [bool]`) : new Option(`--${flag} <value>`);
+    const def = STORE_FLAG_DEFAULTS[flag] ?? '';
+    const help = `${STORE_FLAG_HELP[flag] ?? ''}${def !== '' ? ` (default: ${def})` : ''}`;
+    const o = BOOLEAN_FLAGS.has(flag) ? new Option(`--${flag} [bool]`, help) : new Option(`--${flag} <value>`, help);
     cmd.addOption(o);
   }
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {

@@ -1,0 +1,14 @@
+// The `setpoint` command as a tree of subcommands, built without running anything, so tests can walk it
+// (every command and flag documented: test/cli/help.test.ts).
+import { Command } from 'commander';
+import { registerSimulateCommand } from './simulate-command.js';
+import { registerStoreCommand } from './store-command.js';
+import { registerUpCommand } from './up-command.js';
+
+export function buildProgram(): Command {
+  const program = new Command('setpoint').description('Setpoint: a small, highly available control plane on an etcd-compatible Raft store.');
+  registerStoreCommand(program);
+  registerUpCommand(program);
+  registerSimulateCommand(program);
+  return program;
+}
