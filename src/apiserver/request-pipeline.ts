@@ -122,7 +122,12 @@ export class RequestPipeline {
     const headers = flatHeaders(req);
     // Made once the deadline is known; until then no body has been read.
     const bodyRef: { reader?: BodyReader } = {};
-    const w = new ResponseWriter(req, res, { auditId: randomUUID(), stallTimeoutMs: deps.limits.streamStallTimeoutMs, bodyConsumed: () => bodyRef.reader?.complete ?? false });
+    const w = new ResponseWriter(req, res, {
+      auditId: randomUUID(),
+      stallTimeoutMs: deps.limits.streamStallTimeoutMs,
+      bodyConsumed: () => bodyRef.reader?.complete ?? false,
+      onClosed: (reason) => ctl.abort(reason),
+    });
     res.once('close', () => ctl.abort(new Error('the client went away')));
 
     let url: URL;

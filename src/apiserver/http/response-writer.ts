@@ -15,6 +15,11 @@ export interface ResponseWriterOptions {
   readonly stallTimeoutMs: number;
   /** Whether the request body was read to its end (else the connection cannot be reused). */
   readonly bodyConsumed: () => boolean;
+  /**
+   * Called, synchronously, when the response closes under a stream (the client left, stalled or the
+   * connection broke): a producer looping on resolved writes must learn of it before it next yields.
+   */
+  readonly onClosed?: (reason: Error) => void;
 }
 
 export class ResponseWriter implements ApiResponse {
@@ -30,7 +35,13 @@ export class ResponseWriter implements ApiResponse {
   ) {
     res.setHeader('Audit-Id', opts.auditId);
     res.setHeader('Cache-Control', 'no-cache, private');
-    res.on('close', () => this.streamAbort.abort(new Error('the response closed')));
+    res.on('close', () => this.closed(new Error('the response closed')));
+  }
+
+  private closed(reason: Error): void {
+    if (this.streamAbort.signal.aborted) return;
+    this.streamAbort.abort(reason);
+    this.opts.onClosed?.(reason);
   }
 
   get sent(): boolean {
@@ -108,6 +119,7 @@ export class ResponseWriter implements ApiResponse {
     }
     const stallTimeoutMs = this.opts.stallTimeoutMs;
     const close = (): void => {
+      this.closed(new Error(`the client read nothing for ${stallTimeoutMs} ms`));
       if (!res.destroyed) res.destroy();
     };
     return {
@@ -115,6 +127,7 @@ export class ResponseWriter implements ApiResponse {
       write: (chunk) =>
         new Promise<void>((resolve) => {
           if (signal.aborted || this.detached || this.done) {
+            if (this.done) this.closed(new Error('the response closed'));
             resolve();
             return;
           }
