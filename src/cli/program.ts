@@ -1,6 +1,7 @@
 // The `setpoint` command as a tree of subcommands, built without running anything, so tests can walk it
 // (every command and flag documented: test/cli/help.test.ts).
 import { Command } from 'commander';
+import { registerApiServerCommand } from './apiserver-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerStoreCommand } from './store-command.js';
 import { registerUpCommand } from './up-command.js';
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
   const program = new Command('setpoint').description('Setpoint: a small, highly available control plane on an etcd-compatible Raft store.');
   registerStoreCommand(program);
   registerUpCommand(program);
+  registerApiServerCommand(program);
   registerSimulateCommand(program);
   return program;
 }

@@ -6,6 +6,7 @@ import { STORE_FLAG_DEFAULTS, FlagError, flagsFromEnv, parseStoreFlags } from '.
 import { startMember } from '../server/embed/start-member.js';
 import { makeLogger } from './logger.js';
 import { STORE_FLAG_HELP } from './store-flag-help.js';
+import { stopOnSignals } from './stop-on-signals.js';
 
 const BOOLEAN_FLAGS = new Set(['client-cert-auth', 'peer-client-cert-auth', 'strict-reconfig-check']);
 
@@ -50,26 +51,12 @@ export function registerStoreCommand(program: Command): void {
       console.error(`setpoint store: ${(e as Error).message}`);
       process.exit(1);
     }
-    let stopping = false;
-    const stop = (signal: string): void => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, 'stopping');
-      running.stop().then(
-        () => process.exit(0),
-        (e: unknown) => {
-          log.error({ err: e }, 'stop failed');
-          process.exit(1);
-        },
-      );
-    };
+    const signals = stopOnSignals(log, () => running.stop());
     // Removed from the cluster: the member has stopped itself; exit as etcd does.
     void running.done.then(() => {
-      if (stopping || !running.member.removedFromCluster) return;
+      if (signals.stopping || !running.member.removedFromCluster) return;
       log.warn('removed from the cluster: exiting');
       process.exit(0);
     });
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => stop('SIGINT'));
   });
 }
