@@ -12,7 +12,7 @@ import { httpErrorReply, type Reply } from './endpoints/reply.js';
 import type { ApiRequest } from './handler.js';
 import { BodyReader } from './http/body-reader.js';
 import type { InflightLimiter } from './http/inflight.js';
-import { flatHeaders, tlsSocketOf, type NodeRequest, type NodeResponse } from './http/node-http.js';
+import { flatHeaders, isHttp2, tlsSocketOf, type NodeRequest, type NodeResponse } from './http/node-http.js';
 import { peerCertificate } from './http/peer-certificate.js';
 import { ResponseWriter } from './http/response-writer.js';
 import { mediaTypeOf, negotiate, parseAccept } from './media-type.js';
@@ -150,10 +150,13 @@ export class RequestPipeline {
       return;
     }
     let known = false;
+    let userName = '';
     res.once('close', () => {
       const seconds = (Date.now() - received) / 1000;
-      const healthPath = healthEndpointOf(path) !== undefined ? `/${healthEndpointOf(path) ?? ''}` : undefined;
-      deps.metrics.observe({ info, method, contentType, query, known, ...(healthPath ? { nonResourcePath: healthPath } : {}), code: res.statusCode, seconds });
+      const health = healthEndpointOf(path);
+      deps.metrics.observe({ info, method, contentType, query, known, ...(health ? { nonResourcePath: `/${health}` } : {}), code: res.statusCode, seconds });
+      // Kubernetes' httplog line, at debug: who asked what, the answer, how long it took.
+      deps.log.debug({ verb: info.verb, uri: req.url, user: userName, code: res.statusCode, ms: Math.round(seconds * 1000), proto: isHttp2(req) ? 'HTTP/2' : 'HTTP/1.1' }, 'request');
     });
 
     const longRunning = isLongRunning(info);
@@ -177,7 +180,11 @@ export class RequestPipeline {
     const cert = socket ? peerCertificate(socket) : undefined;
     const auth = deps.authenticator.authenticate({ ...(headers.authorization !== undefined ? { authorization: headers.authorization } : {}), ...(cert ? { certificate: cert } : {}) });
     let user: UserInfo;
-    if (auth.kind === 'user') user = auth.user;
+    if (auth.kind === 'user') {
+      user = auth.user;
+      // As Kubernetes does: nothing past authentication gets to see (or log, or forward) the token.
+      delete headers.authorization;
+    }
     else if (auth.kind === 'anonymous' && deps.anonymousAuth && isPublicPath(path)) user = ANONYMOUS;
     else {
       if (auth.kind === 'failed') deps.log.debug({ reasons: auth.reasons, path }, 'unable to authenticate the request');
@@ -185,6 +192,7 @@ export class RequestPipeline {
       return;
     }
 
+    userName = user.name;
     // Health probes are exempt, as the probes flow schema exempts them from priority and fairness.
     let release: (() => void) | undefined;
     if (!longRunning && healthEndpointOf(path) === undefined) {

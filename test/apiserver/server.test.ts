@@ -17,6 +17,7 @@ interface Echo {
   info: Record<string, unknown>;
   user: { name: string; uid: string; groups: string[] };
   query: Record<string, string>;
+  headerNames: string[];
   body?: string;
 }
 
@@ -82,6 +83,9 @@ describe('the API server shell', () => {
     it('a bearer token from the token file', async () => {
       const r = await h1(ts.port, ts.ca.certPem, { path: '/api/v1/pods', token: TOKEN });
       expect(json<Echo>(r).user).toEqual({ name: 'bob', uid: 'uid-bob', groups: ['viewers', 'dev', 'system:authenticated'] });
+      // The token stops at authentication, as in Kubernetes.
+      expect(json<Echo>(r).headerNames).not.toContain('authorization');
+      expect(json<Echo>(r).headerNames).toContain('host');
     });
 
     it.each([

@@ -112,6 +112,7 @@ export const echoHandler: ResourceHandler = {
       query: Object.fromEntries(req.query),
       watchTimeoutMs: req.watchTimeoutMs ?? null,
       hasDeadline: req.deadline !== undefined,
+      headerNames: Object.keys(req.headers).sort(),
       ...(body !== undefined ? { body } : {}),
     });
   },
