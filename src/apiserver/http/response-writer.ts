@@ -26,7 +26,9 @@ export class ResponseWriter implements ApiResponse {
   private detached = false;
   /** How a StorageError thrown by the handler is named (its resource, name and operation). */
   storageContext: StorageErrorContext | undefined;
-  private readonly streamAbort = new AbortController();
+  /** Made when a stream starts: most responses are one body and need none. */
+  private streamAbort: AbortController | undefined;
+  private isClosed = false;
 
   constructor(
     private readonly req: NodeRequest,
@@ -39,8 +41,9 @@ export class ResponseWriter implements ApiResponse {
   }
 
   private closed(reason: Error): void {
-    if (this.streamAbort.signal.aborted) return;
-    this.streamAbort.abort(reason);
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.streamAbort?.abort(reason);
     this.opts.onClosed?.(reason);
   }
 
@@ -107,7 +110,10 @@ export class ResponseWriter implements ApiResponse {
 
   stream(code: number, contentType: string): ResponseStream {
     const res = this.res;
-    const signal = this.streamAbort.signal;
+    this.streamAbort ??= new AbortController();
+    if (this.isClosed) this.streamAbort.abort(new Error('the response closed'));
+    const streamAbort = this.streamAbort;
+    const signal = streamAbort.signal;
     if (!this.sent && !this.done) {
       res.setHeader('Content-Type', contentType);
       this.closeUnreadBody();
@@ -115,7 +121,7 @@ export class ResponseWriter implements ApiResponse {
       // Send the status line now: a watch with nothing to say yet must still look alive to its client.
       (res as { flushHeaders(): void }).flushHeaders();
     } else {
-      this.streamAbort.abort(new Error('the response was already sent'));
+      streamAbort.abort(new Error('the response was already sent'));
     }
     const stallTimeoutMs = this.opts.stallTimeoutMs;
     const close = (): void => {
