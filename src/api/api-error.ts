@@ -19,6 +19,7 @@ export type ApiErrorCode =
   | 'FIELD_LABEL_NOT_SUPPORTED'
   // decoding request bodies
   | 'JSON_INVALID'
+  | 'DECODE_FAILED'
   | 'STRICT_DECODING'
   // patches
   | 'MERGE_PATCH_INVALID'
