@@ -6,7 +6,7 @@
  * The Status reasons these errors map to (metav1.StatusReason). The empty reason is StatusReasonUnknown:
  * what Kubernetes answers (with 500) for an error no layer turned into a Status.
  */
-export type ApiErrorReason = 'BadRequest' | 'Invalid' | 'Conflict' | 'InternalError' | '';
+export type ApiErrorReason = 'BadRequest' | 'Invalid' | 'Conflict' | 'RequestEntityTooLarge' | 'InternalError' | '';
 
 export type ApiErrorCode =
   // resource.Quantity parsing
@@ -25,6 +25,7 @@ export type ApiErrorCode =
   | 'MERGE_PATCH_INVALID'
   | 'JSON_PATCH_INVALID'
   | 'JSON_PATCH_FAILED'
+  | 'JSON_PATCH_TOO_LARGE'
   | 'SMP_BAD_REQUEST'
   | 'SMP_UNPROCESSABLE'
   | 'SMP_FAILED'
@@ -38,6 +39,7 @@ const statusOf: Record<ApiErrorReason, number> = {
   BadRequest: 400,
   Invalid: 422,
   Conflict: 409,
+  RequestEntityTooLarge: 413,
   InternalError: 500,
   '': 500,
 };

@@ -75,6 +75,33 @@ export function goQuote(s: string): string {
   return `${out}"`;
 }
 
+// Go's %v for a float64: shortest digits, exponent form below 1e-4 and from 1e6 on (e+06).
+function goFloat(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? '+Inf' : '-Inf';
+  if (v === 0) return '0';
+  const [mantissa, e] = v.toExponential().split('e') as [string, string];
+  const exp = Number(e);
+  if (exp < -4 || exp >= 21 || (exp >= 6 && !Number.isInteger(v))) {
+    return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  return String(v);
+}
+
+/**
+ * Go's %v of a decoded JSON value (map[string]interface{} and friends): maps as map[k:v …] with keys
+ * sorted, slices as [a b], nil as <nil>. Integral numbers print as the int64 Kubernetes decodes them to.
+ */
+export function goSprintV(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloat(v);
+  if (typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) return `[${v.map(goSprintV).join(' ')}]`;
+  const o = v as Record<string, unknown>;
+  return `map[${Object.keys(o).sort().map((k) => `${k}:${goSprintV(o[k])}`).join(' ')}]`;
+}
+
 /** Renders a bad value as field.Error does: %v for scalars, %q for strings, Go syntax for the rest. */
 export function renderBadValue(v: BadValue): string {
   if (v === null || v === undefined) return 'null';
