@@ -8,7 +8,7 @@
 import { ApiError } from './api-error.js';
 import { quantityFromJSON } from './quantity.js';
 import type { SchemaRegistry } from './schema/registry.js';
-import type { GroupVersionKind, Schema, StructSchema } from './schema/schema.js';
+import type { Field, GroupVersionKind, Schema, StructSchema } from './schema/schema.js';
 import { parseJSON } from './strict-json.js';
 import type { ParsedJSON } from './strict-json.js';
 
@@ -111,18 +111,49 @@ function checkBase64(s: string): void {
   if (pad === 0 && dataLen % 4 !== 0) bad(dataLen - (dataLen % 4));
 }
 
+// Where the walker is, as a chain to the root: paths are only spelled out for an error.
 interface Context {
-  /** The path for strict errors, with indexes: spec.containers[0].image */
-  readonly path: string;
-  /** The path for type errors, fields only: spec.containers.image */
-  readonly goPath: string;
+  readonly parent: Context | undefined;
+  /** A field name or map key, or a list index. */
+  readonly key: string | number;
+  /** The key is a map key: part of strict paths, not of Go's field paths. */
+  readonly mapKey?: true;
   /** The Go struct the current field belongs to, as type errors name it. */
   readonly struct: string;
+}
+
+/** The path for strict errors, with indexes: spec.containers[0].image */
+function pathOf(ctx: Context | undefined): string {
+  if (ctx === undefined) return '';
+  const head = pathOf(ctx.parent);
+  if (typeof ctx.key === 'number') return `${head}[${ctx.key}]`;
+  return head === '' ? ctx.key : `${head}.${ctx.key}`;
+}
+
+/** The path for type errors, fields only: spec.containers.image */
+function goPathOf(ctx: Context | undefined): string {
+  if (ctx === undefined) return '';
+  const head = goPathOf(ctx.parent);
+  if (typeof ctx.key === 'number' || ctx.mapKey === true) return head;
+  return head === '' ? ctx.key : `${head}.${ctx.key}`;
 }
 
 function joinPath(p: string, k: string): string {
   return p === '' ? k : `${p}.${k}`;
 }
+
+// The fields of a struct that Go writes even when unset, per struct schema.
+const emittedCache = new WeakMap<StructSchema, readonly (readonly [string, Field])[]>();
+function emittedFields(st: StructSchema): readonly (readonly [string, Field])[] {
+  let e = emittedCache.get(st);
+  if (e === undefined) {
+    e = Object.entries(st.fields).filter(([, f]) => f.emitted === true);
+    emittedCache.set(st, e);
+  }
+  return e;
+}
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 class Walker {
   readonly #reg: SchemaRegistry;
@@ -138,14 +169,15 @@ class Walker {
     this.#zero = opts.emitZeroFields !== false;
   }
 
-  #typeError(v: unknown, s: Schema, ctx: Context, literal = false): never {
+  #typeError(v: unknown, s: Schema, ctx: Context | undefined, literal = false): never {
     const what = literal && typeof v === 'number' ? `number ${String(v)}` : jsonKind(v);
-    const target = ctx.struct === '' ? 'Go value' : `Go struct field ${ctx.struct}.${ctx.goPath}`;
+    const struct = ctx?.struct ?? '';
+    const target = struct === '' ? 'Go value' : `Go struct field ${struct}.${goPathOf(ctx)}`;
     throw decodeError(`json: cannot unmarshal ${what} into ${target} of type ${this.#reg.goType(s)}`);
   }
 
   /** The normalized value, or undefined where Go would leave the field unset. */
-  value(s: Schema, v: unknown, ctx: Context): unknown {
+  value(s: Schema, v: unknown, ctx: Context | undefined, structName: string): unknown {
     if (v === null || v === undefined) return undefined;
     const r = s.kind === 'ref' ? this.#reg.resolve(s) : s;
     switch (r.kind) {
@@ -178,35 +210,37 @@ class Walker {
         return v;
       case 'list': {
         if (!Array.isArray(v)) return this.#typeError(v, s, ctx);
-        return v.map((item, i) => {
-          const out = this.value(r.items, item, { ...ctx, path: `${ctx.path}[${i}]` });
-          return out === undefined ? this.#zeroOf(r.items) : out;
-        });
+        const out = new Array<unknown>(v.length);
+        for (let i = 0; i < v.length; i++) {
+          const item = this.value(r.items, v[i], { parent: ctx, key: i, struct: structName }, structName);
+          out[i] = item === undefined ? this.#zeroOf(r.items) : item;
+        }
+        return out;
       }
       case 'map': {
         if (typeof v !== 'object' || Array.isArray(v)) return this.#typeError(v, s, ctx);
         const obj = v as Record<string, unknown>;
-        this.#duplicates(obj, ctx.path, () => true);
+        if (this.#strict && this.#keyOrder?.has(obj) === true) this.#report(obj, ctx, () => true);
         const out: Record<string, unknown> = {};
         for (const k of Object.keys(obj).sort()) {
-          const val = this.value(r.values, obj[k], { ...ctx, path: joinPath(ctx.path, k) });
+          const val = this.value(r.values, obj[k], { parent: ctx, key: k, mapKey: true, struct: structName }, structName);
           out[k] = val === undefined ? this.#zeroOf(r.values) : val;
         }
         return out;
       }
       case 'struct': {
         if (typeof v !== 'object' || Array.isArray(v)) return this.#typeError(v, s, ctx);
-        const name = s.kind === 'ref' ? (s.name.split('.').pop() ?? '') : ctx.struct;
+        const name = s.kind === 'ref' ? (s.name.split('.').pop() ?? '') : structName;
         return this.#struct(r, v as Record<string, unknown>, ctx, name);
       }
     }
   }
 
   // Duplicates and unknown fields, reported in document order as Kubernetes' decoder meets them.
-  #duplicates(obj: Record<string, unknown>, path: string, known: (k: string) => boolean): void {
-    if (!this.#strict) return;
+  #report(obj: Record<string, unknown>, ctx: Context | undefined, known: (k: string) => boolean): void {
     const order = this.#keyOrder?.get(obj) ?? Object.keys(obj);
     const seen = new Set<string>();
+    const path = pathOf(ctx);
     for (const k of order) {
       const isKnown = known(k);
       if (seen.has(k)) {
@@ -219,18 +253,23 @@ class Walker {
     }
   }
 
-  #struct(st: StructSchema, obj: Record<string, unknown>, ctx: Context, structName: string): Record<string, unknown> {
+  #struct(st: StructSchema, obj: Record<string, unknown>, ctx: Context | undefined, structName: string): Record<string, unknown> {
     const fields = st.fields;
-    this.#duplicates(obj, ctx.path, (k) => Object.prototype.hasOwnProperty.call(fields, k));
+    const keys = Object.keys(obj);
+    if (this.#strict) {
+      // Only objects with a repeat, or an unknown key, need the full report.
+      if (this.#keyOrder?.has(obj) === true || keys.some((k) => !hasOwn(fields, k))) this.#report(obj, ctx, (k) => hasOwn(fields, k));
+    }
     const out: Record<string, unknown> = {};
-    for (const [k, f] of Object.entries(fields)) {
-      const given = Object.prototype.hasOwnProperty.call(obj, k) ? obj[k] : undefined;
-      const val =
-        given === undefined || given === null
-          ? undefined
-          : this.value(f.schema, given, { path: joinPath(ctx.path, k), goPath: joinPath(ctx.goPath, k), struct: structName });
+    for (const k of keys) {
+      if (!hasOwn(fields, k)) continue;
+      const given = obj[k];
+      if (given === undefined || given === null) continue;
+      const val = this.value((fields[k] as Field).schema, given, { parent: ctx, key: k, struct: structName }, structName);
       if (val !== undefined) out[k] = val;
-      else if (f.emitted === true && this.#zero) out[k] = f.pointer === true ? null : this.#zeroOf(f.schema);
+    }
+    if (this.#zero) {
+      for (const [k, f] of emittedFields(st)) if (!hasOwn(out, k)) out[k] = f.pointer === true ? null : this.#zeroOf(f.schema);
     }
     return out;
   }
@@ -252,7 +291,7 @@ class Walker {
       case 'struct': {
         const out: Record<string, unknown> = {};
         if (!this.#zero) return out;
-        for (const [k, f] of Object.entries(r.fields)) if (f.emitted === true) out[k] = f.pointer === true ? null : this.#zeroOf(f.schema);
+        for (const [k, f] of emittedFields(r)) out[k] = f.pointer === true ? null : this.#zeroOf(f.schema);
         return out;
       }
       default:
@@ -269,7 +308,7 @@ export function decodeValue(reg: SchemaRegistry, schema: Schema, input: ParsedJS
   const keyOrder = 'keyOrder' in input ? input.keyOrder : undefined;
   const w = new Walker(reg, keyOrder, opts);
   const name = schema.kind === 'ref' ? (schema.name.split('.').pop() ?? '') : '';
-  const out = w.value(schema, input.value, { path: '', goPath: '', struct: name });
+  const out = w.value(schema, input.value, undefined, name);
   if (out === undefined || typeof out !== 'object' || Array.isArray(out)) {
     throw decodeError(`json: cannot unmarshal ${input.value === null ? 'null' : jsonKind(input.value)} into Go value of type ${reg.goType(schema)}`);
   }

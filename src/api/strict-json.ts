@@ -26,7 +26,8 @@ function syntaxError(message: string): ApiError {
   return new ApiError('JSON_INVALID', 'BadRequest', message);
 }
 
-const WS = new Set([' ', '\t', '\n', '\r']);
+// Space, tab, newline, carriage return.
+const isWS = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
 class Parser {
   readonly #s: string;
@@ -39,7 +40,9 @@ class Parser {
 
   #ws(): void {
     const s = this.#s;
-    while (this.#i < s.length && WS.has(s[this.#i] as string)) this.#i++;
+    let i = this.#i;
+    while (i < s.length && isWS(s.charCodeAt(i))) i++;
+    this.#i = i;
   }
 
   #fail(context: string): never {
@@ -113,14 +116,28 @@ class Parser {
   #string(): string {
     const s = this.#s;
     const start = ++this.#i;
-    let escaped = false;
+    // Fast path: up to the next quote, when that stretch has no escape and no control character.
+    const q = s.indexOf('"', start);
+    if (q >= 0) {
+      let plain = true;
+      for (let k = start; k < q; k++) {
+        const c = s.charCodeAt(k);
+        if (c === 0x5c || c < 0x20) {
+          plain = false;
+          break;
+        }
+      }
+      if (plain) {
+        this.#i = q + 1;
+        return s.slice(start, q);
+      }
+    }
     for (;;) {
       const c = s.charCodeAt(this.#i);
       if (Number.isNaN(c)) this.#fail('in string literal');
       if (c === 0x22) break;
       if (c < 0x20) this.#fail('in string literal');
       if (c === 0x5c) {
-        escaped = true;
         const e = s[this.#i + 1];
         if (e === 'u') {
           if (!/^[0-9a-fA-F]{4}$/.test(s.slice(this.#i + 2, this.#i + 6))) {
@@ -142,7 +159,7 @@ class Parser {
     }
     const raw = s.slice(start, this.#i);
     this.#i++;
-    return escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+    return JSON.parse(`"${raw}"`) as string;
   }
 
   #object(): Record<string, unknown> {
@@ -169,7 +186,9 @@ class Parser {
         // Go decodes a repeated key over the first value; the last one wins.
         delete out[k];
       }
-      out[k] = v;
+      // "__proto__" stays an ordinary key, as JSON.parse keeps it.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[k] = v;
       (keys ??= []).push(k);
       this.#ws();
       const c = this.#s[this.#i];

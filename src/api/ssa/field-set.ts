@@ -59,6 +59,36 @@ export class FieldSet {
     if (at < 0) s.#members.splice(-at - 1, 0, last);
   }
 
+  /** Adds a member at this level (building only). */
+  addMember(pe: PathElement): void {
+    const m = this.#members;
+    // Builders mostly add in order: appending needs one comparison.
+    const last = m[m.length - 1];
+    if (last === undefined || comparePE(last, pe) < 0) {
+      m.push(pe);
+      return;
+    }
+    const at = search(m, pe, id);
+    if (at < 0) m.splice(-at - 1, 0, pe);
+  }
+
+  /** Puts a whole subtree under pe, merging with what is there (building only). */
+  attach(pe: PathElement, sub: FieldSet): void {
+    const c = this.#children;
+    const last = c[c.length - 1];
+    if (last === undefined || comparePE(last.pe, pe) < 0) {
+      c.push({ pe, set: sub });
+      return;
+    }
+    const at = search(this.#children, pe, nodePE);
+    if (at >= 0) {
+      const cur = this.#children[at] as Node;
+      this.#children[at] = { pe, set: cur.set.union(sub) };
+    } else {
+      this.#children.splice(-at - 1, 0, { pe, set: sub });
+    }
+  }
+
   #descend(pe: PathElement): FieldSet {
     const at = search(this.#children, pe, nodePE);
     if (at >= 0) return (this.#children[at] as Node).set;
@@ -89,8 +119,10 @@ export class FieldSet {
     return this.#child(pe) ?? FieldSet.empty();
   }
 
+  // Invariant: no child set is empty (builders and operations drop empty subtrees), so emptiness is
+  // decided at the top.
   isEmpty(): boolean {
-    return this.#members.length === 0 && this.#children.every((c) => c.set.isEmpty());
+    return this.#members.length === 0 && this.#children.length === 0;
   }
 
   size(): number {
@@ -182,9 +214,10 @@ export class FieldSet {
     if (self && (this.#members.length > 0 || this.#children.length > 0)) out['.'] = {};
     let mi = 0;
     let ci = 0;
-    while (mi < this.#members.length || ci < this.#children.length) {
+    const children = this.#children;
+    while (mi < this.#members.length || ci < children.length) {
       const m = this.#members[mi];
-      const c = this.#children[ci];
+      const c = children[ci];
       const cmp = m === undefined ? 1 : c === undefined ? -1 : comparePE(m, c.pe);
       if (cmp < 0 && m !== undefined) {
         out[serializePE(m)] = {};
@@ -212,7 +245,9 @@ function read(v: unknown): { set: FieldSet | undefined; member: boolean } {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('FieldsV1: expected an object');
   let set: FieldSet | undefined;
   let member = false;
-  for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+  const obj = v as Record<string, unknown>;
+  for (const k in obj) {
+    const child = obj[k];
     if (k === '.') {
       member = true;
       continue;
@@ -221,8 +256,8 @@ function read(v: unknown): { set: FieldSet | undefined; member: boolean } {
     if (pe === undefined) continue;
     const sub = read(child);
     set ??= FieldSet.empty();
-    if (sub.member) set.insert([pe]);
-    if (sub.set !== undefined) for (const p of sub.set.paths([pe])) set.insert(p);
+    if (sub.member) set.addMember(pe);
+    if (sub.set !== undefined) set.attach(pe, sub.set);
   }
   // An empty object is a member with nothing under it.
   return { set, member: member || set === undefined };

@@ -135,8 +135,11 @@ export function pathString(p: Path): string {
 }
 
 // Go's json encoding as SMD writes key values: HTML-sensitive characters escaped.
+const htmlChars = /[<>&\u2028\u2029]/;
+const htmlCharsAll = /[<>&\u2028\u2029]/g;
 function goJSON(v: unknown): string {
-  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const s = JSON.stringify(v);
+  return htmlChars.test(s) ? s.replace(htmlCharsAll, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : s;
 }
 
 /** The FieldsV1 key of a path element. */

@@ -9,15 +9,22 @@ import { goSprintV } from '../field-errors.js';
 import type { SchemaRegistry } from '../schema/registry.js';
 import type { Field, Schema } from '../schema/schema.js';
 import { FieldSet } from './field-set.js';
-import { comparePE, fieldPE, indexPE, keyPE, peString, valuePE } from './path-element.js';
-import type { Path, PathElement } from './path-element.js';
+import { comparePE, fieldPE, indexPE, keyPE, peString, serializePE, valuePE } from './path-element.js';
+import type { PathElement } from './path-element.js';
 
 type JSONObject = Record<string, unknown>;
 
 /** SMD's view of a schema node. */
 type Atom =
   | { readonly t: 'scalar'; readonly scalar: 'string' | 'numeric' | 'boolean' | 'untyped' }
-  | { readonly t: 'list'; readonly items: Schema; readonly associative: boolean; readonly keys: readonly string[] }
+  | {
+      readonly t: 'list';
+      readonly items: Schema;
+      readonly associative: boolean;
+      readonly keys: readonly string[];
+      /** Defaults of the key fields, which stand in for a missing key (ContainerPort.protocol: TCP). */
+      readonly keyDefaults: readonly unknown[];
+    }
   | {
       readonly t: 'map';
       /** Declared fields of a struct; undefined for a plain map. */
@@ -30,6 +37,19 @@ type Atom =
 const deduced: Schema = { kind: 'any' };
 
 const isObject = (v: unknown): v is JSONObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// Whether a map is absent or has no keys, without building its key list.
+function isEmptyMap(m: JSONObject | undefined): boolean {
+  if (m === undefined) return true;
+  for (const _ in m) return false;
+  return true;
+}
+
+// Calls fn for each key of lhs, then for each key only rhs has (MapZip).
+function zipKeys(lhs: JSONObject | undefined, rhs: JSONObject | undefined, fn: (k: string) => void): void {
+  if (lhs !== undefined) for (const k in lhs) fn(k);
+  if (rhs !== undefined) for (const k in rhs) if (lhs === undefined || !Object.prototype.hasOwnProperty.call(lhs, k)) fn(k);
+}
 
 export class ValidationError extends Error {
   readonly code = 'SSA_INVALID_VALUE';
@@ -47,12 +67,13 @@ interface VError {
   message: string;
 }
 
-function jsonEqual(a: unknown, b: unknown): boolean {
+/** SMD's value equality: deep, with map keys in any order. */
+export function valuesEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!valuesEqual(a[i], b[i])) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -60,7 +81,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   const kb = Object.keys(b as JSONObject);
   if (ka.length !== kb.length) return false;
   for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k) || !jsonEqual((a as JSONObject)[k], (b as JSONObject)[k])) return false;
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !valuesEqual((a as JSONObject)[k], (b as JSONObject)[k])) return false;
   }
   return true;
 }
@@ -77,7 +98,7 @@ export class Typed {
   #atom(s: Schema, v: unknown): Atom {
     if (s.kind === 'any') {
       // Untyped data is "deduced" from the value: scalars, atomic lists, granular maps.
-      if (Array.isArray(v)) return { t: 'list', items: deduced, associative: false, keys: [] };
+      if (Array.isArray(v)) return { t: 'list', items: deduced, associative: false, keys: [], keyDefaults: [] };
       if (v === null || v === undefined || typeof v === 'object') return { t: 'map', fields: undefined, values: deduced, atomic: false };
       return { t: 'scalar', scalar: 'untyped' };
     }
@@ -103,9 +124,12 @@ export class Typed {
         break;
       case 'any':
         return this.#atom(r, v);
-      case 'list':
-        a = { t: 'list', items: r.items, associative: r.listType !== 'atomic', keys: r.listType === 'map' ? (r.mapKeys ?? []) : [] };
+      case 'list': {
+        const keys = r.listType === 'map' ? (r.mapKeys ?? []) : [];
+        const st = keys.length > 0 ? this.#reg.struct(r.items) : undefined;
+        a = { t: 'list', items: r.items, associative: r.listType !== 'atomic', keys, keyDefaults: keys.map((k) => st?.fields[k]?.default) };
         break;
+      }
       case 'map':
         a = { t: 'map', fields: undefined, values: r.values, atomic: r.mapType === 'atomic' };
         break;
@@ -126,14 +150,14 @@ export class Typed {
     if (a.keys.length > 0) {
       if (item === null) throw new Error('associative list with keys may not have a null element');
       if (!isObject(item)) throw new Error('associative list with keys may not have non-map elements');
-      const st = this.#reg.struct(a.items);
       const fields: [string, unknown][] = [];
-      for (const k of a.keys) {
+      for (let i = 0; i < a.keys.length; i++) {
+        const k = a.keys[i] as string;
         if (Object.prototype.hasOwnProperty.call(item, k)) fields.push([k, item[k]]);
-        else if (st?.fields[k]?.default !== undefined) fields.push([k, st.fields[k]?.default]);
+        else if (a.keyDefaults[i] !== undefined) fields.push([k, a.keyDefaults[i]]);
         else throw new Error(`associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
       }
-      return keyPE(fields);
+      return fields.length === 1 ? { kind: 'key', fields } : keyPE(fields);
     }
     if (isObject(item)) throw new Error("associative list without keys has an element that's a map type");
     if (Array.isArray(item)) throw new Error('not supported: associative list with lists as elements');
@@ -205,55 +229,45 @@ export class Typed {
 
   /** The fields a value sets (ToFieldSet). */
   toFieldSet(schema: Schema, value: unknown): FieldSet {
-    const set = FieldSet.empty();
-    this.#toSet(schema, value, [], set);
-    return set;
+    const root = FieldSet.empty();
+    this.#toSet(schema, value, root, undefined);
+    return root;
   }
 
-  #toSet(s: Schema, v: unknown, path: PathElement[], set: FieldSet): void {
+  // The fields of value v, found at parent/pe (pe undefined at the root).
+  #toSet(s: Schema, v: unknown, parent: FieldSet, pe: PathElement | undefined): void {
     const a = this.#atom(s, v);
-    if (a.t === 'scalar') {
-      set.insert(path);
+    if (a.t === 'scalar' || (a.t === 'list' && !a.associative) || (a.t === 'map' && a.atomic)) {
+      if (pe !== undefined) parent.addMember(pe);
       return;
     }
     if (a.t === 'list') {
-      if (!a.associative) {
-        set.insert(path);
-        return;
-      }
       if (!Array.isArray(v)) return;
+      const node = pe === undefined ? parent : FieldSet.empty();
       const pes = v.map((item) => this.#itemPE(a, item));
       // Items whose key repeats are owned as a whole, not field by field.
-      const dup = new Set<number>();
-      pes.forEach((pe, i) => {
-        for (let j = 0; j < i; j++) if (comparePE(pes[j] as PathElement, pe) === 0) dup.add(j).add(i);
-      });
-      const inserted: PathElement[] = [];
-      pes.forEach((pe, i) => {
-        if (dup.has(i) && !inserted.some((x) => comparePE(x, pe) === 0)) {
-          set.insert([...path, pe]);
-          inserted.push(pe);
-        }
-      });
-      pes.forEach((pe, i) => {
-        if (dup.has(i)) return;
-        const p = [...path, pe];
-        this.#toSet(a.items, v[i], p, set);
-        set.insert(p);
-      });
-      return;
-    }
-    if (a.atomic) {
-      set.insert(path);
+      const count = new Map<string, number>();
+      const keys = pes.map((p) => serializePE(p));
+      for (const k of keys) count.set(k, (count.get(k) ?? 0) + 1);
+      for (let i = 0; i < v.length; i++) {
+        const p = pes[i] as PathElement;
+        node.addMember(p);
+        if ((count.get(keys[i] as string) ?? 0) > 1) continue;
+        this.#toSet(a.items, v[i], node, p);
+      }
+      if (pe !== undefined && !node.isEmpty()) parent.attach(pe, node);
       return;
     }
     if (!isObject(v)) return;
-    for (const [k, x] of Object.entries(v)) {
-      const p = [...path, fieldPE(k)];
-      const fs = this.#fieldSchema(a, k) ?? deduced;
-      this.#toSet(fs, x, p, set);
-      if (x === null || (isObject(x) && Object.keys(x).length === 0) || a.fields?.[k] === undefined) set.insert(p);
+    const node = pe === undefined ? parent : FieldSet.empty();
+    for (const k in v) {
+      const x = v[k];
+      const p = fieldPE(k);
+      const declared = a.fields?.[k] !== undefined;
+      this.#toSet(this.#fieldSchema(a, k) ?? deduced, x, node, p);
+      if (x === null || (isObject(x) && isEmptyMap(x)) || !declared) node.addMember(p);
     }
+    if (pe !== undefined && !node.isEmpty()) parent.attach(pe, node);
   }
 
   /** What changed from lhs to rhs, as SMD's Compare reports it. */
@@ -269,7 +283,7 @@ export class Typed {
     const leaf = (): void => {
       if (lhs === undefined) c.added.insert(path);
       else if (rhs === undefined) c.removed.insert(path);
-      else if (!jsonEqual(lhs, rhs)) c.modified.insert(path);
+      else if (!valuesEqual(lhs, rhs)) c.modified.insert(path);
     };
     let inLeaf = false;
     const visit = (a: Atom, l: unknown, r: unknown): void => {
@@ -291,19 +305,17 @@ export class Typed {
       }
       const lm = isObject(l) ? l : undefined;
       const rm = isObject(r) ? r : undefined;
-      const empty = (m: JSONObject | undefined): boolean => m === undefined || Object.keys(m).length === 0;
-      if (a.atomic || (empty(lm) && empty(rm))) {
+      if (a.atomic || (isEmptyMap(lm) && isEmptyMap(rm))) {
         leaf();
         inLeaf = true;
         return;
       }
-      const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
-      for (const k of keys) {
+      zipKeys(lm, rm, (k) => {
         const fs = this.#fieldSchema(a, k) ?? deduced;
         path.push(fieldPE(k));
         this.#compare(fs, lm?.[k], rm?.[k], path, c);
         path.pop();
-      }
+      });
     };
     if (ra === undefined) visit(la as Atom, lhs, rhs);
     else if (la === undefined || la.t === ra.t) visit(ra, lhs, rhs);
@@ -320,30 +332,23 @@ export class Typed {
   }
 
   #compareItems(a: Atom & { t: 'list' }, lhs: unknown[], rhs: unknown[], path: PathElement[], c: { removed: FieldSet; modified: FieldSet; added: FieldSet }): void {
-    const order: PathElement[] = [];
-    const lv = new Map<number, unknown[]>();
-    const rv = new Map<number, unknown[]>();
-    const slot = (pe: PathElement): number => {
-      const at = order.findIndex((x) => comparePE(x, pe) === 0);
-      if (at >= 0) return at;
-      order.push(pe);
-      return order.length - 1;
+    const slots = new Map<string, { pe: PathElement; l: unknown[]; r: unknown[] }>();
+    const slot = (pe: PathElement): { pe: PathElement; l: unknown[]; r: unknown[] } => {
+      const k = serializePE(pe);
+      let e = slots.get(k);
+      if (e === undefined) {
+        e = { pe, l: [], r: [] };
+        slots.set(k, e);
+      }
+      return e;
     };
-    for (const item of lhs) {
-      const i = slot(this.#itemPE(a, item));
-      lv.set(i, [...(lv.get(i) ?? []), item]);
-    }
-    for (const item of rhs) {
-      const i = slot(this.#itemPE(a, item));
-      rv.set(i, [...(rv.get(i) ?? []), item]);
-    }
-    order.forEach((pe, i) => {
-      const l = lv.get(i) ?? [];
-      const r = rv.get(i) ?? [];
+    for (const item of lhs) slot(this.#itemPE(a, item)).l.push(item);
+    for (const item of rhs) slot(this.#itemPE(a, item)).r.push(item);
+    for (const { pe, l, r } of slots.values()) {
       path.push(pe);
       if (l.length <= 1 && r.length <= 1) this.#compare(a.items, l[0], r[0], path, c);
       else if (l.length >= 2 && r.length >= 2) {
-        if (!jsonEqual(l, r)) c.modified.insert(path);
+        if (!valuesEqual(l, r)) c.modified.insert(path);
       } else if (l.length >= 2) {
         if (r.length > 0) this.#compare(a.items, undefined, r[0], path, c);
         c.removed.insert(path);
@@ -352,7 +357,7 @@ export class Typed {
         c.added.insert(path);
       }
       path.pop();
-    });
+    }
   }
 
   /** Merges rhs (an applied configuration) onto lhs (the live object), as SMD's Merge does. */
@@ -373,87 +378,79 @@ export class Typed {
     }
     const lm = isObject(lhs) ? lhs : undefined;
     const rm = isObject(rhs) ? rhs : undefined;
-    const empty = (m: JSONObject | undefined): boolean => m === undefined || Object.keys(m).length === 0;
-    if (a.atomic || (empty(lm) && empty(rm))) return keepRHS();
+    if (a.atomic || (isEmptyMap(lm) && isEmptyMap(rm))) return keepRHS();
     if (lm === undefined && rm === undefined) return undefined;
     const out: JSONObject = {};
-    for (const k of new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})])) {
+    let any = false;
+    zipKeys(lm, rm, (k) => {
       const v = this.#merge(this.#fieldSchema(a, k) ?? deduced, lm?.[k], rm?.[k]);
-      if (v !== undefined) out[k] = v;
-    }
-    return Object.keys(out).length > 0 ? out : undefined;
+      if (v !== undefined) {
+        out[k] = v;
+        any = true;
+      }
+    });
+    return any ? out : undefined;
   }
 
   // visitListItems of SMD's merging walker: live items keep their places; applied items shared with
   // the live list follow the applied order, and new applied items go where the applied list puts them.
   #mergeItems(a: Atom & { t: 'list' }, lhs: unknown[], rhs: unknown[]): unknown[] | undefined {
-    const rPEs = rhs.map((x) => this.#itemPE(a, x));
-    const rSeen: { pe: PathElement; value: unknown }[] = [];
+    const rKeys = rhs.map((x) => serializePE(this.#itemPE(a, x)));
+    const rSeen = new Map<string, unknown>();
     for (let i = 0; i < rhs.length; i++) {
-      const pe = rPEs[i] as PathElement;
-      if (rSeen.some((x) => comparePE(x.pe, pe) === 0)) throw new ValidationError([{ path: '', message: `duplicate entries for key ${peString(pe)}` }]);
-      rSeen.push({ pe, value: rhs[i] });
+      const k = rKeys[i] as string;
+      if (rSeen.has(k)) throw new ValidationError([{ path: '', message: `duplicate entries for key ${peString(this.#itemPE(a, rhs[i]))}` }]);
+      rSeen.set(k, rhs[i]);
     }
-    const lPEs = lhs.map((x) => this.#itemPE(a, x));
+    const lKeys = lhs.map((x) => serializePE(this.#itemPE(a, x)));
     // A key repeated on the live side merges as if absent there (SMD keeps a nil for it).
-    const lSeen: { pe: PathElement; value: unknown }[] = [];
+    const lSeen = new Map<string, unknown>();
     for (let i = 0; i < lhs.length; i++) {
-      const pe = lPEs[i] as PathElement;
-      const at = lSeen.findIndex((x) => comparePE(x.pe, pe) === 0);
-      if (at >= 0) (lSeen[at] as { value: unknown }).value = undefined;
-      else lSeen.push({ pe, value: lhs[i] });
+      const k = lKeys[i] as string;
+      lSeen.set(k, lSeen.has(k) ? undefined : lhs[i]);
     }
-    const getL = (pe: PathElement): { found: boolean; value: unknown } => {
-      const x = lSeen.find((e) => comparePE(e.pe, pe) === 0);
-      return x === undefined ? { found: false, value: undefined } : { found: true, value: x.value };
-    };
-    const getR = (pe: PathElement): { found: boolean; value: unknown } => {
-      const x = rSeen.find((e) => comparePE(e.pe, pe) === 0);
-      return x === undefined ? { found: false, value: undefined } : { found: true, value: x.value };
-    };
-    const shared = rPEs.filter((pe) => getL(pe).found);
-    let nextShared: PathElement | undefined = shared.shift();
-    const mergedRHS: PathElement[] = [];
-    const isMerged = (pe: PathElement): boolean => mergedRHS.some((x) => comparePE(x, pe) === 0);
+    const shared = rKeys.filter((k) => lSeen.has(k));
+    let nextShared: string | undefined = shared.shift();
+    const mergedRHS = new Set<string>();
     const out: unknown[] = [];
-    const push = (pe: PathElement, l: unknown, r: unknown): void => {
+    const push = (l: unknown, r: unknown): void => {
       const v = this.#merge(a.items, l, r);
       if (v !== undefined) out.push(v);
     };
     let li = 0;
     let ri = 0;
-    while (li < lPEs.length || ri < rPEs.length) {
-      if (li < lPEs.length && ri < rPEs.length) {
-        const pe = lPEs[li] as PathElement;
-        if (comparePE(pe, rPEs[ri] as PathElement) === 0) {
-          mergedRHS.push(pe);
-          push(pe, getL(pe).value, getR(pe).value);
+    while (li < lKeys.length || ri < rKeys.length) {
+      if (li < lKeys.length && ri < rKeys.length) {
+        const k = lKeys[li] as string;
+        if (k === rKeys[ri]) {
+          mergedRHS.add(k);
+          push(lSeen.get(k), rSeen.get(k));
           li++;
           ri++;
           nextShared = shared.shift();
           continue;
         }
-        if (getR(pe).found && nextShared !== undefined && comparePE(nextShared, pe) !== 0) {
+        if (rSeen.has(k) && nextShared !== undefined && nextShared !== k) {
           li++;
           continue;
         }
       }
-      if (li < lPEs.length) {
-        const pe = lPEs[li] as PathElement;
-        if (!getR(pe).found) {
-          push(pe, lhs[li], undefined);
+      if (li < lKeys.length) {
+        const k = lKeys[li] as string;
+        if (!rSeen.has(k)) {
+          push(lhs[li], undefined);
           li++;
           continue;
-        } else if (isMerged(pe)) {
+        } else if (mergedRHS.has(k)) {
           li++;
         }
       }
-      if (ri < rPEs.length) {
-        const pe = rPEs[ri] as PathElement;
-        mergedRHS.push(pe);
-        push(pe, getL(pe).value, getR(pe).value);
+      if (ri < rKeys.length) {
+        const k = rKeys[ri] as string;
+        mergedRHS.add(k);
+        push(lSeen.get(k), rSeen.get(k));
         ri++;
-        if (nextShared !== undefined && comparePE(nextShared, pe) === 0) nextShared = shared.shift();
+        if (nextShared !== undefined && nextShared === k) nextShared = shared.shift();
       }
     }
     return out.length > 0 ? out : undefined;
@@ -479,7 +476,7 @@ export class Typed {
       }
       return out.length > 0 ? out : null;
     }
-    if (!isObject(v) || Object.keys(v).length === 0) return null;
+    if (!isObject(v) || isEmptyMap(v)) return null;
     if (a.atomic) return null;
     const out: JSONObject = {};
     for (const [k, x] of Object.entries(v)) {
@@ -488,28 +485,30 @@ export class Typed {
       const sub = set.withPrefix(pe);
       out[k] = sub.isEmpty() ? x : this.#remove(this.#fieldSchema(a, k) ?? deduced, x, sub);
     }
-    return Object.keys(out).length > 0 ? out : null;
+    return isEmptyMap(out) ? null : out;
   }
 
   /** Adds as members the declared struct fields that the set only has children under. */
   ensureNamedFieldsAreMembers(schema: Schema, set: FieldSet): FieldSet {
     const out = FieldSet.empty();
-    this.#ensure(schema, set, [], out);
+    this.#ensure(schema, set, out);
     return out;
   }
 
-  #ensure(s: Schema | undefined, set: FieldSet, prefix: Path, out: FieldSet): void {
+  #ensure(s: Schema | undefined, set: FieldSet, out: FieldSet): void {
     const a = s === undefined ? undefined : this.#atom(s, undefined);
-    for (const m of set.members()) out.insert([...prefix, m]);
+    for (const m of set.members()) out.addMember(m);
     for (const c of set.children()) {
       let child: Schema | undefined;
       if (c.pe.kind === 'field' && a?.t === 'map') {
-        if (a.fields?.[c.pe.name] !== undefined) out.insert([...prefix, c.pe]);
+        if (a.fields?.[c.pe.name] !== undefined) out.addMember(c.pe);
         child = this.#fieldSchema(a, c.pe.name);
       } else if (c.pe.kind === 'key' && a?.t === 'list') {
         child = a.items;
       }
-      this.#ensure(child, c.set, [...prefix, c.pe], out);
+      const sub = FieldSet.empty();
+      this.#ensure(child, c.set, sub);
+      if (!sub.isEmpty()) out.attach(c.pe, sub);
     }
   }
 }

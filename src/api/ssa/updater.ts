@@ -6,6 +6,7 @@
 
 import { FieldSet } from './field-set.js';
 import type { Path } from './path-element.js';
+import { valuesEqual } from './typed.js';
 import type { Typed } from './typed.js';
 import type { Schema } from '../schema/schema.js';
 
@@ -105,7 +106,7 @@ export class Updater {
     withApplier.set(manager, { set, apiVersion, applied: true });
     merged = this.#prune(merged, withApplier, lastSet);
     const r = this.#update(live, merged, withApplier, manager, force);
-    return { object: jsonEqual(live, merged) ? undefined : merged, managers: r.managers };
+    return { object: valuesEqual(live, merged) ? undefined : merged, managers: r.managers };
   }
 
   // Removes from the merged object what the applier owned before and no longer applies, keeping what
@@ -126,20 +127,4 @@ export class Updater {
     const prunedSet2 = ensure(t.toFieldSet(s, pruned));
     return t.removeItems(s, merged, mergedSet.difference(prunedSet2).intersection(ensure(lastSet.set)));
   }
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-// Map key order does not matter to SMD's equality; sorting keys makes JSON comparable.
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(o).sort()) out[k] = canonical(o[k]);
-    return out;
-  }
-  return v;
 }
