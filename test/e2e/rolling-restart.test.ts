@@ -3,7 +3,8 @@
 // No acknowledged write is lost, the writers are never held up for long, and the members still list each
 // other with their names and URLs.
 import { describe, expect, it } from 'vitest';
-import { StoreCluster } from './helpers/cluster.js';
+import { startCluster } from './helpers/cluster.js';
+import type { E2eCluster } from './helpers/cluster.js';
 import { expectMemberListOnEveryMember, expectNothingLost } from './helpers/checks.js';
 
 interface LogLine {
@@ -12,7 +13,7 @@ interface LogLine {
 }
 
 /** The leaders a member's log names after `mark`, in order, from "leader changed" lines. */
-function leadersLogged(cluster: StoreCluster, name: string, mark: number): string[] {
+function leadersLogged(cluster: E2eCluster, name: string, mark: number): string[] {
   return cluster
     .logged<LogLine>(name, 'leader changed', mark)
     .filter((l) => l.leader !== undefined)
@@ -21,7 +22,7 @@ function leadersLogged(cluster: StoreCluster, name: string, mark: number): strin
 
 describe('rolling restart with SIGTERM', () => {
   it('restarts every member in turn, the leader handing over first; no write lost, no long stall', async () => {
-    const cluster = await StoreCluster.start();
+    const cluster = await startCluster();
     const writers = cluster.startWriters('rolling/');
     await writers.waitForAcks(100);
     writers.measureGaps();
@@ -52,7 +53,7 @@ describe('rolling restart with SIGTERM', () => {
   it('stops every member at once (Ctrl-C on setpoint up) without the leader waiting out its hand-over', async () => {
     // A long election timeout: a leader that waited for a transferee that is stopping too would take two
     // of them (10 s) to give up; one that notices the transferee's connection drop stops at once.
-    const cluster = await StoreCluster.start({ heartbeatMs: 250, electionMs: 5000 });
+    const cluster = await startCluster({ heartbeatMs: 250, electionMs: 5000 });
     const leader = await cluster.waitForLeader();
     const writers = cluster.startWriters('stop-all/');
     await writers.waitForAcks(20);

@@ -3,7 +3,7 @@
 // reading each one back at once through any member, which catches a stale read as it happens. Errors are
 // expected while members die: they are counted, and the loop goes on with its next key.
 import type { Etcd3 } from 'etcd3';
-import { orUndefined, pause, waitFor } from './wait.js';
+import { orUndefined, pause, waitFor } from '../../../src/harness/wait.js';
 
 export class Writers {
   /** key → value of every acknowledged put. */
@@ -60,7 +60,7 @@ export class Writers {
   /** Waits until `n` more writes than now have been acknowledged. */
   async waitForAcks(n: number, timeoutMs = 60_000): Promise<void> {
     const target = this.acked.size + n;
-    await waitFor(`${target} acknowledged writes`, () => (this.acked.size >= target ? true : undefined), timeoutMs, 20).catch((e: unknown) => {
+    await waitFor(`${target} acknowledged writes`, () => (this.acked.size >= target ? true : undefined), { timeoutMs, intervalMs: 20 }).catch((e: unknown) => {
       throw new Error(`${(e as Error).message}; have ${this.acked.size}, ${this.errors} errors, recent: ${this.recentErrors.join(' | ')}`);
     });
   }
