@@ -6,7 +6,7 @@ import { startFixturePort, waitFor } from '../helpers/client-port-harness.js';
 import type { FixturePort } from '../helpers/client-port-harness.js';
 import { startReferenceEtcd } from '../helpers/etcd-reference.js';
 import type { ReferenceEtcd } from '../helpers/etcd-reference.js';
-import { CtlProcess, errorLines, etcdctl } from '../helpers/etcdctl.js';
+import { CtlProcess, errorLines, etcdctl } from '../../../src/harness/etcdctl.js';
 import { etcdPackageDefinition } from '../../../src/server/v3rpc/etcd-proto.js';
 
 interface Side {
