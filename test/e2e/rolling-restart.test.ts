@@ -12,6 +12,12 @@ interface LogLine {
   readonly leader?: string;
 }
 
+/** pino's lines carry their time (ms since the epoch). */
+interface TimedLine {
+  readonly msg?: string;
+  readonly time: number;
+}
+
 /** The leaders a member's log names after `mark`, in order, from "leader changed" lines. */
 function leadersLogged(cluster: E2eCluster, name: string, mark: number): string[] {
   return cluster
@@ -43,8 +49,11 @@ describe('rolling restart with SIGTERM', () => {
       await writers.waitForAcks(50);
       await cluster.waitCaughtUp(name);
     }
-    // Generous for a slow machine, yet far below the 6 s a write waits for a leader that vanished unannounced.
-    expect(writers.longestGapMs, `longest stretch without an acknowledged write; ${writers.errors} errors: ${writers.recentErrors.join(' | ')}`).toBeLessThan(5000);
+    // No write was held up until it timed out (a member gives a write 6 s, the client 10 s): the writers
+    // were never left waiting for a leader that had gone. Writes to a member while it is down fail at once,
+    // and are only counted. How long the writers went without an acknowledgement is printed, not bounded.
+    const timedOut = [...writers.errorCounts].filter(([m]) => /timed out|deadline/i.test(m));
+    expect(timedOut, `writes that timed out; ${writers.summary()}`).toEqual([]);
     await expectNothingLost(cluster, writers);
     // Restarts replay the log: each member still knows every other's name and client URLs.
     await expectMemberListOnEveryMember(cluster);
@@ -58,10 +67,17 @@ describe('rolling restart with SIGTERM', () => {
     const writers = cluster.startWriters('stop-all/');
     await writers.waitForAcks(20);
     await writers.stop();
-    const t0 = performance.now();
+    const mark = cluster.logMark(leader);
     const exits = await Promise.all(cluster.names().map(async (n) => [n, await cluster.kill(n, 'SIGTERM')] as const));
-    const ms = performance.now() - t0;
     for (const [n, exit] of exits) expect(exit, `${n} stopped by SIGTERM`).toEqual({ code: 0, signal: null });
-    expect(ms, `all three stopped (the leader was ${leader}); log:\n${cluster.logTail(leader, 8)}`).toBeLessThan(5000);
+    // Timed by the leader itself, from its log (the time between SIGTERM and its last line), not by this
+    // process: waiting out the hand-over takes two election timeouts by its own timer; giving it up when
+    // the transferee's connection drops takes a moment.
+    const [stopping] = cluster.logged<TimedLine>(leader, 'stopping', mark);
+    const [stopped] = cluster.logged<TimedLine>(leader, 'member stopped', mark);
+    expect(stopping && stopped, `the leader's stop in its log:\n${cluster.logTail(leader, 8)}`).toBeTruthy();
+    const took = (stopped?.time ?? 0) - (stopping?.time ?? 0);
+    console.log(`the leader (${leader}) took ${took} ms from SIGTERM to stopped`);
+    expect(took, `the leader (${leader}) waited out its hand-over; log:\n${cluster.logTail(leader, 8)}`).toBeLessThan(2 * 5000);
   }, 60_000);
 });

@@ -13,6 +13,8 @@ export class Writers {
   readonly staleReads: string[] = [];
   /** The most recent error messages, for a failure's explanation. */
   readonly recentErrors: string[] = [];
+  /** Every error message seen, with how often. */
+  readonly errorCounts = new Map<string, number>();
   /** The longest stretch without any acknowledged write since measureGaps() (ms). */
   longestGapMs = 0;
   private lastAckAt = Date.now();
@@ -44,7 +46,9 @@ export class Writers {
         if (got !== undefined && got !== value) this.staleReads.push(`${key} read as ${String(got)} after its put was acknowledged`);
       } catch (e) {
         this.errors++;
-        this.recentErrors.push((e as Error).message);
+        const message = (e as Error).message;
+        this.errorCounts.set(message, (this.errorCounts.get(message) ?? 0) + 1);
+        this.recentErrors.push(message);
         if (this.recentErrors.length > 10) this.recentErrors.shift();
         await pause(25); // a client's back-off before its next try
       }
