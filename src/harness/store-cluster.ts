@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Command } from './command.js';
 import { etcdctl } from './etcdctl.js';
 import type { CtlOptions, CtlResult } from './etcdctl.js';
 import { freePorts } from './free-port.js';
@@ -150,7 +151,7 @@ export class StoreCluster {
         return c;
       } catch (e) {
         const lostRace = /EADDRINUSE|address already in use/.test(`${(e as Error).message}${c.allLogs()}`);
-        const diagnostics = c.diagnostics(15);
+        const diagnostics = `${c.diagnostics(15)}\n(${c.dir} removed)`;
         await c.destroy();
         if (attempt < 3 && lostRace && !o.ports) continue;
         throw new Error(`${(e as Error).message}\n${diagnostics}`, { cause: e });
@@ -175,9 +176,9 @@ export class StoreCluster {
     if (this.members.has(name)) throw new Error(`a member slot named ${name} exists already`);
     const host = this.o.host ?? '127.0.0.1';
     const ports = fixed ?? (await freePorts(['client', 'peer'] as const, host));
-    const base = { host, ...(this.o.tls ? { tls: this.o.tls } : {}), ...(this.o.peerTls ? { peerTls: this.o.peerTls } : {}) } as StoreMemberSpec;
-    const c = clientUrl(base, ports.client);
-    const m = new StoreMember(name, ports, c, peerUrl(base, ports.peer), new MemberClient(c, this.tls));
+    const c = clientUrl({ host, ...(this.o.tls ? { tls: this.o.tls } : {}) }, ports.client);
+    const p = peerUrl({ host, ...(this.o.peerTls ? { peerTls: this.o.peerTls } : {}) }, ports.peer);
+    const m = new StoreMember(name, ports, c, p, new MemberClient(c, this.tls));
     this.members.set(name, m);
     return m;
   }
@@ -250,7 +251,7 @@ export class StoreCluster {
     return m;
   }
 
-  private commandOf(m: StoreMember): ManagedProcess['command'] {
+  private commandOf(m: StoreMember): Command {
     if (!m.spec) throw new Error(`${m.slot} was never launched`);
     const spec = { ...m.spec, flags: [...(m.spec.flags ?? []), ...m.flags], env: { ...m.spec.env, ...m.env } };
     return storeMemberKind(this.o.program).command(spec, m.ports);

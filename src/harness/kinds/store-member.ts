@@ -41,11 +41,11 @@ export interface StoreMemberSpec extends StoreTuning {
   readonly nodeArgs?: readonly string[];
 }
 
-export function clientUrl(spec: StoreMemberSpec, port: number): string {
+export function clientUrl(spec: Pick<StoreMemberSpec, 'host' | 'tls'>, port: number): string {
   return `${spec.tls ? 'https' : 'http'}://${spec.host ?? '127.0.0.1'}:${port}`;
 }
 
-export function peerUrl(spec: StoreMemberSpec, port: number): string {
+export function peerUrl(spec: Pick<StoreMemberSpec, 'host' | 'peerTls'>, port: number): string {
   return `${spec.peerTls ? 'https' : 'http'}://${spec.host ?? '127.0.0.1'}:${port}`;
 }
 
