@@ -27,12 +27,16 @@ function leadersLogged(cluster: E2eCluster, name: string, mark: number): string[
 }
 
 describe('rolling restart with SIGTERM', () => {
-  it('restarts every member in turn, the leader handing over first; no write lost, no long stall', async () => {
-    const cluster = await startCluster();
+  it('restarts every member in turn, the leader handing over first; no write lost, no election but the hand-overs', async () => {
+    // Elections only by hand-over: an election timeout six times the default e2e one, so a busy machine
+    // does not call one of its own, while a hand-over moves leadership at once whatever the timeout.
+    const cluster = await startCluster({ heartbeatMs: 100, electionMs: 3000 });
     const writers = cluster.startWriters('rolling/');
     await writers.waitForAcks(100);
     writers.measureGaps();
     const leader = await cluster.waitForLeader();
+    const termOf = async (): Promise<bigint> => (await cluster.status(await cluster.waitForLeader())).raftTerm;
+    let term = await termOf();
     // The leader first, so the hand-over is exercised whatever the others do.
     for (const name of [leader, ...cluster.names().filter((n) => n !== leader)]) {
       const wasLeader = (await cluster.waitForLeader()) === name;
@@ -48,12 +52,13 @@ describe('rolling restart with SIGTERM', () => {
       await cluster.restart(name);
       await writers.waitForAcks(50);
       await cluster.waitCaughtUp(name);
+      // One election per hand-over (the transferee's), none when a follower went and came back: nobody
+      // waited out an election timeout, and no restarted member disrupted the leader (pre-vote).
+      const now = await termOf();
+      expect(now, `the term after ${name} (${wasLeader ? 'the leader' : 'a follower'}) restarted; errors seen: ${JSON.stringify([...writers.errorCounts])}`).toBe(term + (wasLeader ? 1n : 0n));
+      term = now;
     }
-    // No write was held up until it timed out (a member gives a write 6 s, the client 10 s): the writers
-    // were never left waiting for a leader that had gone. Writes to a member while it is down fail at once,
-    // and are only counted. How long the writers went without an acknowledgement is printed, not bounded.
-    const timedOut = [...writers.errorCounts].filter(([m]) => /timed out|deadline/i.test(m));
-    expect(timedOut, `writes that timed out; ${writers.summary()}`).toEqual([]);
+    // How long the writers went without an acknowledgement is a timing: printed here, not bounded.
     await expectNothingLost(cluster, writers);
     // Restarts replay the log: each member still knows every other's name and client URLs.
     await expectMemberListOnEveryMember(cluster);
