@@ -8,6 +8,7 @@ import { Etcd3, EtcdLockFailedError } from 'etcd3';
 import { expectCasBothWays } from '../server/helpers/etcd3-checks.js';
 import { StoreCluster, startBoth } from '../../src/harness/store-cluster.js';
 import { waitFor } from '../../src/harness/wait.js';
+import { suiteClusters } from '../helpers/suite-clusters.js';
 
 /** The same calls, in order, on one side; every result as plain data. */
 async function scenario(c: Etcd3): Promise<unknown[]> {
@@ -55,16 +56,15 @@ function normalize(v: unknown, leases: Map<string, string>): unknown {
 }
 
 describe('npm etcd3 client: the same calls on etcd 3.4 and on Setpoint', () => {
+  const clusters = suiteClusters();
   let etcd: StoreCluster | undefined;
   let setpoint: StoreCluster | undefined;
 
   beforeAll(async () => {
-    ({ etcd, setpoint } = await startBoth({ token: 'differential', label: 'setpoint-diff-' }));
+    const both = await startBoth({ token: 'differential', label: 'setpoint-diff-' });
+    etcd = clusters.track(both.etcd);
+    setpoint = clusters.track(both.setpoint);
   }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([etcd?.destroy(), setpoint?.destroy()]);
-  });
 
   it('KV, txn with lease/mod/version/create/value compares, leases: equal results', async () => {
     if (!etcd || !setpoint) throw new Error('clusters did not start');
@@ -92,14 +92,15 @@ describe('npm etcd3 client on a 3-member Setpoint cluster', () => {
     return c;
   };
 
+  const clusters = suiteClusters();
+
   beforeAll(async () => {
-    cluster = await StoreCluster.start({ program: 'setpoint', token: 'differential', label: 'setpoint-diff-' });
+    cluster = clusters.track(await StoreCluster.start({ program: 'setpoint', token: 'differential', label: 'setpoint-diff-' }));
     client = open(cluster.endpoints());
   }, 60_000);
 
-  afterAll(async () => {
+  afterAll(() => {
     for (const c of clients) c.close();
-    await cluster?.destroy();
   });
 
   it('puts, gets, ranges, deletes', async () => {

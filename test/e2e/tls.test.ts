@@ -9,9 +9,11 @@ import { etcdctl } from '../../src/harness/etcdctl.js';
 import { StoreCluster } from '../../src/harness/store-cluster.js';
 import { issueCert, makeCa } from '../../src/harness/tls-files.js';
 import type { TlsFiles } from '../../src/harness/tls-files.js';
+import { suiteClusters } from '../helpers/suite-clusters.js';
 
 describe('TLS for clients and peers', () => {
   const dir = mkdtempSync(join(tmpdir(), 'setpoint-tls-'));
+  const clusters = suiteClusters();
   let cluster: StoreCluster | undefined;
   let client: TlsFiles;
 
@@ -29,11 +31,10 @@ describe('TLS for clients and peers', () => {
     const member = issueCert(dir, 'member', ca);
     client = issueCert(dir, 'client', ca);
     // Ready: every member answers a linearizable read over TLS (a leader exists and peers talk over TLS).
-    cluster = await StoreCluster.start({ program: 'setpoint', names: ['a', 'b', 'c'], tls: member, clientTls: client, peerTls: member, env: { NODE_NO_WARNINGS: '1' } });
+    cluster = clusters.track(await StoreCluster.start({ program: 'setpoint', names: ['a', 'b', 'c'], tls: member, clientTls: client, peerTls: member, env: { NODE_NO_WARNINGS: '1' } }));
   }, 90_000);
 
-  afterAll(async () => {
-    await cluster?.destroy();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
