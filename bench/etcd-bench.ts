@@ -6,15 +6,16 @@
 // neither competes with the other for the CPU. The load generators are the same code for both, on raw
 // gRPC with pre-encoded requests and undecoded responses, so the client costs as little as it can.
 // `--quick` skips check perf and shortens the rest (for development).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as http2 from 'node:http2';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { Client, credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
-import type { ServiceClientConstructor, ServiceError } from '@grpc/grpc-js';
-import { etcdPackageDefinition } from '../src/server/v3rpc/etcd-proto.js';
+import { Client, credentials, Metadata } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 import { frameMessages, MessageReader } from '../src/server/grpc/coalesce.js';
-import { ProcessCluster, waitUntil } from '../test/differential/process-cluster.js';
-import type { Flavor } from '../test/differential/process-cluster.js';
+import { etcdctl } from '../src/harness/etcdctl.js';
+import type { StoreProgram as Flavor } from '../src/harness/kinds/store-member.js';
+import { StoreCluster } from '../src/harness/store-cluster.js';
+import { waitFor } from '../src/harness/wait.js';
 
 const QUICK = process.argv.includes('--quick');
 /** `--only=reads,watch,failover,perf`: run only those parts (development). */
@@ -131,46 +132,6 @@ function unary(c: Client, path: string, req: Buffer, deadlineMs?: number): Promi
   });
 }
 
-interface StatusReply {
-  header: { memberId: string };
-  leader: string;
-}
-
-const maintenance = (): ServiceClientConstructor => {
-  const pkg = loadPackageDefinition(etcdPackageDefinition()) as unknown as { etcdserverpb: { Maintenance: ServiceClientConstructor } };
-  return pkg.etcdserverpb.Maintenance;
-};
-
-async function memberStatus(url: string): Promise<StatusReply> {
-  const Ctor = maintenance();
-  const c = new Ctor(hostOf(url), credentials.createInsecure());
-  try {
-    return await new Promise<StatusReply>((resolve, reject) =>
-      (c as unknown as { Status(req: object, opts: object, cb: (e: Error | null, r: StatusReply) => void): void }).Status({}, { deadline: Date.now() + 3000 }, (e, r) =>
-        e ? reject(e) : resolve(r),
-      ),
-    );
-  } finally {
-    c.close();
-  }
-}
-
-/** The member every running member names as leader. */
-async function leaderOf(cluster: ProcessCluster): Promise<string> {
-  let leader = '';
-  await waitUntil(async () => {
-    const names = cluster.slots.filter((s) => cluster.running(s.name)).map((s) => s.name);
-    const st = await Promise.all(names.map((n) => memberStatus(cluster.slot(n).clientUrl).catch(() => undefined)));
-    const leaders = new Set(st.map((s) => s?.leader ?? '0'));
-    const id = [...leaders][0];
-    if (leaders.size !== 1 || id === undefined || id === '0') return false;
-    const i = st.findIndex((s) => s?.header.memberId === id);
-    leader = names[i] ?? '';
-    return leader !== '';
-  }, 'one leader');
-  return leader;
-}
-
 // ---- etcdctl check perf ----
 
 interface Perf {
@@ -185,35 +146,26 @@ interface Perf {
   exitError?: string;
 }
 
-function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf> {
-  return new Promise((resolve, reject) => {
-    // --auto-compact/--auto-defrag: the next run starts from a store as small as this one did.
-    const args = [`--endpoints=${endpoints.join(',')}`, 'check', 'perf', `--load=${load}`, '--auto-compact', '--auto-defrag'];
-    const child = spawn('etcdctl', args, { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-    child.on('error', reject);
-    child.on('close', () => {
-      clearTimeout(timer);
-      const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
-      const perf = {
-        throughput: num(/(?:Throughput is|Throughput too low:) ([\d.]+) writes\/s/),
-        slowest: num(/Slowest request took(?: too long:)? ([\d.]+)s/),
-        stddev: num(/(?:Stddev is|Stddev too high:) ([\d.]+)s/),
-        pass: /^PASS$/m.test(out),
-        // etcdctl's "FAIL: ERROR(<error>) -> <count>" lines.
-        errors: [...out.matchAll(/^FAIL: ERROR\(.*\) -> (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0),
-        errorKinds: [...out.matchAll(/^FAIL: ERROR\((.*)\) -> (\d+)$/gm)].map((m) => `${m[1] ?? ''} × ${m[2] ?? ''}`),
-        // etcdctl exits before its verdict when the clean-up Delete of everything it wrote fails (on a busy
-        // machine a Delete of ~500k keys can exceed the server's request timeout).
-        ...(/^Error: (.*)$/m.test(out) ? { exitError: /^Error: (.*)$/m.exec(out)?.[1] ?? '' } : {}),
-      };
-      if (Number.isNaN(perf.throughput)) process.stderr.write(`check perf --load=${load} printed:\n${out.slice(-2000)}\n`);
-      resolve(perf);
-    });
-  });
+async function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf> {
+  // --auto-compact/--auto-defrag: the next run starts from a store as small as this one did. etcdctl's own
+  // timeouts, as a user runs it.
+  const r = await etcdctl(endpoints, ['check', 'perf', `--load=${load}`, '--auto-compact', '--auto-defrag'], { generousTimeouts: false, timeoutMs: 240_000 });
+  const out = r.stdout + r.stderr;
+  const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
+  const perf = {
+    throughput: num(/(?:Throughput is|Throughput too low:) ([\d.]+) writes\/s/),
+    slowest: num(/Slowest request took(?: too long:)? ([\d.]+)s/),
+    stddev: num(/(?:Stddev is|Stddev too high:) ([\d.]+)s/),
+    pass: /^PASS$/m.test(out),
+    // etcdctl's "FAIL: ERROR(<error>) -> <count>" lines.
+    errors: [...out.matchAll(/^FAIL: ERROR\(.*\) -> (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0),
+    errorKinds: [...out.matchAll(/^FAIL: ERROR\((.*)\) -> (\d+)$/gm)].map((m) => `${m[1] ?? ''} × ${m[2] ?? ''}`),
+    // etcdctl exits before its verdict when the clean-up Delete of everything it wrote fails (on a busy
+    // machine a Delete of ~500k keys can exceed the server's request timeout).
+    ...(/^Error: (.*)$/m.test(out) ? { exitError: /^Error: (.*)$/m.exec(out)?.[1] ?? '' } : {}),
+  };
+  if (Number.isNaN(perf.throughput)) process.stderr.write(`check perf --load=${load} printed:\n${out.slice(-2000)}\n`);
+  return perf;
 }
 
 // ---- reads/s ----
@@ -316,7 +268,7 @@ async function watchLatency(endpoints: readonly string[]): Promise<WatchResult> 
     for (let w = 0; w < mine; w++) call.write(encodeWatchCreate('bench/w/', 'bench/w0'));
     return call;
   });
-  await waitUntil(() => created >= WATCHERS, `${WATCHERS} watchers created (${created} so far)`, 60_000);
+  await waitFor(`${WATCHERS} watchers created`, () => created >= WATCHERS, { timeoutMs: 60_000, detail: () => `${created} so far` });
   const writer = rawClient(endpoints[0] as string);
   await ready(writer);
   const t0 = performance.now();
@@ -331,7 +283,7 @@ async function watchLatency(endpoints: readonly string[]): Promise<WatchResult> 
     pending.push(unary(writer, '/etcdserverpb.KV/Put', encodePut(`bench/w/${i % 100}`, value), 10_000).catch(() => undefined));
   }
   await Promise.all(pending);
-  await waitUntil(() => delivered >= expected, 'every event delivered', 30_000).catch(() => undefined);
+  await waitFor('every event delivered', () => delivered >= expected, { timeoutMs: 30_000 }).catch(() => undefined);
   for (const call of calls) call.close();
   writer.close();
   // Events never delivered count as infinitely late, so a backlog cannot flatter the percentiles.
@@ -343,9 +295,9 @@ async function watchLatency(endpoints: readonly string[]): Promise<WatchResult> 
 // ---- failover write gap ----
 
 /** SIGKILLs the leader while a writer puts every 10 ms through the other members; the gap is kill → first ack of a put sent after it. */
-async function failoverGap(cluster: ProcessCluster): Promise<number> {
-  const leader = await leaderOf(cluster);
-  const others = cluster.slots.filter((s) => s.name !== leader && cluster.running(s.name)).map((s) => rawClient(s.clientUrl));
+async function failoverGap(cluster: StoreCluster): Promise<number> {
+  const leader = await cluster.waitForLeader();
+  const others = cluster.running().filter((n) => n !== leader).map((n) => rawClient(cluster.clientUrl(n)));
   await Promise.all(others.map(ready));
   let killedAt = Number.POSITIVE_INFINITY;
   let firstAck = Number.POSITIVE_INFINITY;
@@ -363,16 +315,16 @@ async function failoverGap(cluster: ProcessCluster): Promise<number> {
     );
   }, FAILOVER_WRITE_EVERY_MS);
   try {
-    await waitUntil(() => acks >= 20, 'writes flowing before the kill');
+    await waitFor('writes flowing before the kill', () => acks >= 20);
     killedAt = performance.now();
     if (KEEP) process.stderr.write(`failover: SIGKILL of ${leader} at ${new Date().toISOString()}\n`);
     await cluster.kill(leader, 'SIGKILL');
-    await waitUntil(() => firstAck < Number.POSITIVE_INFINITY, 'a write acknowledged after the kill', 60_000);
+    await waitFor('a write acknowledged after the kill', () => firstAck < Number.POSITIVE_INFINITY, { timeoutMs: 60_000 });
   } finally {
     clearInterval(timer);
     for (const c of others) c.close();
   }
-  await cluster.restart(leader);
+  await cluster.restart(leader, { wait: 'ready' });
   return firstAck - killedAt;
 }
 
@@ -405,21 +357,21 @@ interface WatchResult {
 const log = (flavor: Flavor, m: string): void => void process.stderr.write(`[${flavor}] ${m}\n`);
 
 /** A fresh cluster for one phase, so what one phase leaves behind (a failed check perf clean-up) cannot skew the next. */
-async function withCluster<T>(flavor: Flavor, f: (c: ProcessCluster) => Promise<T>): Promise<T> {
-  const cluster = await ProcessCluster.start(flavor, { baseDir: tmpdir() });
+async function withCluster<T>(flavor: Flavor, f: (c: StoreCluster) => Promise<T>): Promise<T> {
+  const cluster = await StoreCluster.start({ program: flavor, baseDir: tmpdir(), token: 'differential', label: `setpoint-bench-${flavor}-` });
   try {
     return await f(cluster);
   } finally {
-    await cluster.stop(KEEP);
+    await cluster.destroy({ keep: KEEP });
     if (KEEP) log(flavor, `kept the cluster's data and member logs in ${cluster.dir}`);
   }
 }
 
 type Rest = Omit<SideResult, 'perfM' | 'perfL' | 'perfLRounds' | 'watch' | 'watchRounds'>;
 
-async function measureRest(flavor: Flavor, cluster: ProcessCluster): Promise<Rest> {
+async function measureRest(flavor: Flavor, cluster: StoreCluster): Promise<Rest> {
   const eps = cluster.endpoints();
-  const leader0 = await leaderOf(cluster);
+  const leader0 = await cluster.waitForLeader();
   const seed = rawClient(eps[0] as string);
   await ready(seed);
   await unary(seed, '/etcdserverpb.KV/Put', encodePut('bench/read', Buffer.alloc(256, 0x61)));
@@ -428,7 +380,8 @@ async function measureRest(flavor: Flavor, cluster: ProcessCluster): Promise<Res
   log(flavor, 'lone requests');
   const lone = QUICK ? 1000 : 3000;
   // Through a follower, as most clients of a 3-member cluster are.
-  const follower = cluster.slots.find((x) => x.name !== leader0)?.clientUrl ?? (eps[0] as string);
+  const followerName = cluster.running().find((n) => n !== leader0);
+  const follower = followerName !== undefined ? cluster.clientUrl(followerName) : (eps[0] as string);
   const loneRead = ONLY.has('reads') ? await loneLatency(follower, '/etcdserverpb.KV/Range', () => encodeRange('bench/read', false), lone) : NaN;
   let k = 0;
   const lonePut = ONLY.has('reads') ? await loneLatency(follower, '/etcdserverpb.KV/Put', () => encodePut(`bench/lone/${k++ % 100}`, Buffer.alloc(256, 0x62)), lone) : NaN;

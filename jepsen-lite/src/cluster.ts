@@ -1,21 +1,24 @@
-// The cluster under test as real OS processes on free loopback ports, each member's peer traffic routed
-// through the harness's link proxies. Members live in "slots" (ports, proxies, data dir); a membership
-// change reuses a free slot, so every proxy and dial map can be laid out once, before the first start.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
+// The cluster under test: members started by the harness (src/harness/store-cluster.ts) as real OS
+// processes on free loopback ports, each member's peer traffic routed through jepsen-lite's link proxies.
+// Members live in "slots" (ports, proxies, data dir); a membership change reuses a free slot, so every
+// proxy and dial map can be laid out once, before the first start.
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { registerChild } from './children.js';
+import { freePort } from '../../src/harness/free-port.js';
+import { StoreCluster } from '../../src/harness/store-cluster.js';
+import { waitFor } from '../../src/harness/wait.js';
 import { EtcdClient } from './etcd-client.js';
 import type { Network } from './network.js';
-import { freePort } from './ports.js';
 import { LinkProxy } from './proxy.js';
-import type { MemberLaunch, Target } from './target.js';
+import type { Target } from './target.js';
 import type { SeededRng } from '../../src/raft/rng.js';
 
 export type SlotState = 'absent' | 'up' | 'killed' | 'paused';
 
 export interface Slot {
   index: number;
+  /** The harness's name for the slot (n1, n2, …); `name` is the member's, which changes when it is re-added. */
+  readonly key: string;
   clientPort: number;
   peerPort: number;
   advertisePeerUrl: string;
@@ -24,8 +27,6 @@ export interface Slot {
   member: boolean;
   name: string;
   generation: number;
-  launch: MemberLaunch | undefined;
-  proc: ChildProcess | undefined;
   memberId: string | undefined;
   admin: EtcdClient;
 }
@@ -52,6 +53,7 @@ const TOKEN = 'jepsen-lite';
 export class Cluster {
   readonly slots: Slot[] = [];
   private readonly proxies: LinkProxy[] = [];
+  private store: StoreCluster | undefined;
   private stopping = false;
 
   constructor(readonly o: ClusterOptions) {}
@@ -64,26 +66,43 @@ export class Cluster {
     return this.slots.filter((s) => s.member);
   }
 
+  private get harness(): StoreCluster {
+    if (!this.store) throw new Error('the cluster was not started');
+    return this.store;
+  }
+
   async start(): Promise<void> {
-    const total = this.o.nodes + this.o.spare;
-    mkdirSync(this.o.logDir, { recursive: true });
-    for (let i = 0; i < total; i++) {
-      const clientPort = await freePort();
-      const peerPort = await freePort();
-      const proxyPort = this.o.target.proxyMode === 'sniff' ? await freePort() : peerPort;
+    const dataDir = path.join(this.o.dir, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    const store = await StoreCluster.create({
+      program: this.o.target.name,
+      size: this.o.nodes,
+      spare: this.o.spare,
+      token: TOKEN,
+      heartbeatMs: this.o.heartbeatMs,
+      electionMs: this.o.electionMs,
+      snapshotCount: this.o.snapshotCount,
+      env: this.o.env,
+      dir: this.o.dir,
+      dataDir,
+      logDir: this.o.logDir,
+      onExit: (m, exit) => this.exitedOnItsOwn(m.slot, exit.code, exit.signal),
+    });
+    this.store = store;
+    for (const m of store.members.values()) {
+      const proxyPort = this.o.target.proxyMode === 'sniff' ? await freePort() : m.ports.peer;
       this.slots.push({
-        index: i,
-        clientPort,
-        peerPort,
+        index: this.slots.length,
+        key: m.slot,
+        clientPort: m.ports.client,
+        peerPort: m.ports.peer,
         advertisePeerUrl: `http://127.0.0.1:${proxyPort}`,
         state: 'absent',
         member: false,
-        name: `n${i + 1}`,
+        name: m.name,
         generation: 0,
-        launch: undefined,
-        proc: undefined,
         memberId: undefined,
-        admin: new EtcdClient(`127.0.0.1:${clientPort}`),
+        admin: new EtcdClient(`127.0.0.1:${m.ports.client}`),
       });
     }
     const dialMaps = this.slots.map(() => new Map<string, string>());
@@ -103,35 +122,21 @@ export class Cluster {
       }
     }
     await Promise.all(this.proxies.map((p) => p.start()));
-    const initial = this.slots.slice(0, this.o.nodes);
-    const initialCluster = initial.map((s) => `${s.name}=${s.advertisePeerUrl}`).join(',');
-    for (const s of initial) {
-      s.member = true;
-      s.launch = this.launchFor(s, initialCluster, 'new', dialMaps[s.index]!);
-      this.spawn(s);
+    for (const s of this.slots) {
+      const m = store.get(s.key);
+      m.advertisePeerUrl = s.advertisePeerUrl;
+      m.env = { ...m.env, ...this.o.target.memberEnv(dialMaps[s.index]!) };
     }
-    this.dialMaps = dialMaps;
+    const founders = this.slots.slice(0, this.o.nodes);
+    for (const s of founders) {
+      s.member = true;
+      s.state = 'up';
+      store.launch(s.key);
+    }
+    // A member that cannot start (no build, no etcd, a bad flag) fails the run here, with its log.
+    await store.waitUntil(founders.map((s) => s.key), 'serving', 60_000);
     await this.waitHealthy(60_000);
     await this.learnMemberIds();
-  }
-
-  private dialMaps: Map<string, string>[] = [];
-
-  private launchFor(s: Slot, initialCluster: string, state: 'new' | 'existing', dialMap: Map<string, string>): MemberLaunch {
-    return {
-      name: s.name,
-      dataDir: path.join(this.o.dir, 'data', `${s.name}`),
-      clientUrl: `http://127.0.0.1:${s.clientPort}`,
-      listenPeerUrl: `http://127.0.0.1:${s.peerPort}`,
-      advertisePeerUrl: s.advertisePeerUrl,
-      initialCluster,
-      state,
-      token: TOKEN,
-      heartbeatMs: this.o.heartbeatMs,
-      electionMs: this.o.electionMs,
-      snapshotCount: this.o.snapshotCount,
-      dialMap,
-    };
   }
 
   /** etcd's rafthttp names the dialer in X-PeerURLs (its advertised peer URLs) and X-Server-From (its id). */
@@ -143,57 +148,42 @@ export class Cluster {
     return undefined;
   }
 
-  private spawn(s: Slot): void {
-    const launch = s.launch!;
-    mkdirSync(path.dirname(launch.dataDir), { recursive: true });
-    const cmd = this.o.target.command(launch, this.o.env);
-    const logFd = openSync(path.join(this.o.logDir, `${s.name}.log`), 'a');
-    const proc = spawn(cmd.bin, cmd.argv, { env: cmd.env, stdio: ['ignore', logFd, logFd] });
-    closeSync(logFd);
-    registerChild(proc);
-    s.proc = proc;
-    s.state = 'up';
-    proc.once('exit', (code, signal) => {
-      if (s.proc !== proc) return;
-      s.proc = undefined;
-      if (s.state === 'up' || s.state === 'paused') {
-        s.state = 'killed';
-        if (!this.stopping) this.o.onExit?.(s, code, signal);
-      }
-    });
+  private exitedOnItsOwn(key: string, code: number | null, signal: string | null): void {
+    const s = this.slots.find((x) => x.key === key);
+    if (!s || (s.state !== 'up' && s.state !== 'paused')) return;
+    s.state = 'killed';
+    if (!this.stopping) this.o.onExit?.(s, code, signal);
   }
 
-  private async signalAndWait(s: Slot, sig: NodeJS.Signals): Promise<void> {
-    const p = s.proc;
-    if (!p) return;
-    const exited = new Promise<void>((resolve) => (p.exitCode !== null || p.signalCode !== null ? resolve() : p.once('exit', () => resolve())));
-    s.state = 'killed';
-    p.kill('SIGCONT');
-    p.kill(sig);
-    await exited;
+  private async killSlot(s: Slot): Promise<void> {
+    const m = this.harness.get(s.key);
+    if (s.state !== 'absent') s.state = 'killed';
+    if (m.running) await this.harness.kill(s.key, 'SIGKILL');
   }
 
   async kill(i: number): Promise<void> {
-    await this.signalAndWait(this.slots[i]!, 'SIGKILL');
+    await this.killSlot(this.slots[i]!);
   }
 
   restart(i: number): void {
     const s = this.slots[i]!;
     if (!s.member || s.state !== 'killed') return;
-    this.spawn(s);
+    s.state = 'up';
+    // Not awaited: the nemesis starts it and carries on; the start itself happens before this returns.
+    this.harness.restart(s.key, { wait: 'none' }).catch(() => undefined);
   }
 
   pause(i: number): void {
     const s = this.slots[i]!;
-    if (s.state !== 'up' || !s.proc) return;
-    s.proc.kill('SIGSTOP');
+    if (s.state !== 'up' || !this.harness.isRunning(s.key)) return;
+    this.harness.pause(s.key);
     s.state = 'paused';
   }
 
   resume(i: number): void {
     const s = this.slots[i]!;
-    if (s.state !== 'paused' || !s.proc) return;
-    s.proc.kill('SIGCONT');
+    if (s.state !== 'paused' || !this.harness.isRunning(s.key)) return;
+    this.harness.resume(s.key);
     s.state = 'up';
   }
 
@@ -233,14 +223,15 @@ export class Cluster {
 
   /** Waits until every running member answers a linearizable read (so it has a leader and is caught up). */
   async waitHealthy(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const up = this.members().filter((s) => s.state === 'up');
-      const ok = await Promise.all(up.map((s) => s.admin.range('health', {}, 1000).then(() => true, () => false)));
-      if (up.length > 0 && ok.every(Boolean)) return true;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    return false;
+    return waitFor(
+      'every running member to answer a linearizable read',
+      async () => {
+        const up = this.members().filter((s) => s.state === 'up');
+        const ok = await Promise.all(up.map((s) => s.admin.range('health', {}, 1000).then(() => true, () => false)));
+        return up.length > 0 && ok.every(Boolean);
+      },
+      { timeoutMs, intervalMs: 200 },
+    ).catch(() => false);
   }
 
   /** Any running member that answers, for administrative calls. */
@@ -270,8 +261,8 @@ export class Cluster {
       .filter((x) => !x.startsWith('unnamed') || x.includes(s.advertisePeerUrl))
       .join(',');
     rmSync(path.join(this.o.dir, 'data', s.name), { recursive: true, force: true });
-    s.launch = this.launchFor(s, initialCluster, 'existing', this.dialMaps[s.index]!);
-    this.spawn(s);
+    s.state = 'up';
+    this.harness.launch(s.key, { name: s.name, initialCluster, state: 'existing' });
   }
 
   async promote(s: Slot, timeoutMs: number): Promise<void> {
@@ -286,7 +277,7 @@ export class Cluster {
     if (!admin || !s.memberId) throw new Error('no other member answers');
     await admin.memberRemove(s.memberId, timeoutMs);
     s.member = false;
-    await this.signalAndWait(s, 'SIGKILL');
+    await this.killSlot(s);
     s.state = 'absent';
     s.memberId = undefined;
     for (const p of this.proxies) if (p.targetPort === s.peerPort) p.resetAll();
@@ -302,7 +293,8 @@ export class Cluster {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.slots.map((s) => this.signalAndWait(s, 'SIGKILL')));
+    // SIGKILL to every member (the data dir is the run's: the runner removes it).
+    await this.store?.destroy({ signal: 'SIGKILL' });
     for (const s of this.slots) s.admin.close();
     await Promise.all(this.proxies.map((p) => p.stop()));
   }

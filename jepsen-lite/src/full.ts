@@ -3,7 +3,7 @@
 // then one table. Exit code: 1 if any run is invalid, 2 if any is unknown (and none invalid), else 0.
 import { Command, InvalidArgumentError } from 'commander';
 import path from 'node:path';
-import { killAllNow } from './children.js';
+import { killAllNow } from '../../src/harness/children.js';
 import { repoRoot } from './repo-root.js';
 import { runTest } from './runner.js';
 import { parseNemeses } from './schedule.js';

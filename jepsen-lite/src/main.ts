@@ -4,7 +4,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
 import path from 'node:path';
-import { killAllNow } from './children.js';
+import { killAllNow } from '../../src/harness/children.js';
 import { repoRoot } from './repo-root.js';
 import { formatSummary } from './print.js';
 import { runTest, type Progress } from './runner.js';

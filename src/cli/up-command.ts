@@ -1,12 +1,11 @@
 // `setpoint up` (what `npm start` runs): a real three-member store on this machine, on etcd's
 // conventional local ports, with data under ./.setpoint/. Each member is its own `setpoint store`
-// process, so killing one shows failover for real. Ctrl-C stops them all cleanly; data is kept.
-import { spawn, type ChildProcess } from 'node:child_process';
+// process, started by the process harness (src/harness), so killing one shows failover for real.
+// Ctrl-C stops them all cleanly; data is kept.
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { MEMBER_NODE_FLAGS } from './member-node-flags.js';
+import { StoreCluster } from '../harness/store-cluster.js';
 
 interface UpOptions {
   dataDir: string;
@@ -22,15 +21,27 @@ const MEMBERS = [
 const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m'];
 const RESET = '\x1b[0m';
 
-function up(o: UpOptions): void {
-  const main = fileURLToPath(new URL('./main.js', import.meta.url));
+async function up(o: UpOptions): Promise<void> {
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const url = (port: number): string => `http://${o.host}:${port}`;
-  const initialCluster = MEMBERS.map((m) => `${m.name}=${url(m.peer)}`).join(',');
-  const endpoints = MEMBERS.map((m) => url(m.client)).join(',');
-  const children = new Map<string, ChildProcess>();
+  const tags = new Map<string, string>(MEMBERS.map((m, i) => [m.name, `${COLORS[i] ?? ''}${m.name}${RESET}`]));
+  const tag = (name: string): string => tags.get(name) ?? name;
   let stopping = false;
+  const cluster = await StoreCluster.create({
+    program: 'setpoint',
+    names: MEMBERS.map((m) => m.name),
+    ports: MEMBERS.map((m) => ({ client: m.client, peer: m.peer })),
+    host: o.host,
+    dir: dataDir,
+    token: 'setpoint-up',
+    env: { SETPOINT_LOG_FORMAT: 'pretty' },
+    onLine: (name, line) => console.log(`${tag(name)} ${line}`),
+    onExit: (m, exit) => {
+      if (!stopping) console.log(`${tag(m.name)} exited (${exit.signal ?? `code ${exit.code}`}); the other members carry on. Restart everything with npm start.`);
+    },
+  });
+  const endpoints = cluster.endpoints(MEMBERS.map((m) => m.name)).join(',');
+  const first = cluster.clientUrl('m1');
 
   console.log(`setpoint up: a three-member Setpoint store on this machine (data in ${dataDir}).`);
   console.log('');
@@ -40,56 +51,23 @@ function up(o: UpOptions): void {
   console.log('    etcdctl endpoint status -w table        # who leads');
   console.log('    etcdctl watch --prefix /               # in another terminal');
   console.log('  Health, version and Prometheus metrics on each client port:');
-  console.log(`    curl ${url(MEMBERS[0].client)}/health   ${url(MEMBERS[0].client)}/metrics`);
+  console.log(`    curl ${first}/health   ${first}/metrics`);
   console.log('  Kill a member (kill -9 <pid>) to see the others elect a leader and carry on.');
   console.log('  Ctrl-C stops every member cleanly; run `npm start` again and the data is still there.');
   console.log('');
 
-  MEMBERS.forEach((m, i) => {
-    const args = [
-      ...MEMBER_NODE_FLAGS,
-      main,
-      'store',
-      '--name', m.name,
-      '--data-dir', join(dataDir, m.name),
-      '--listen-client-urls', url(m.client),
-      '--advertise-client-urls', url(m.client),
-      '--listen-peer-urls', url(m.peer),
-      '--initial-advertise-peer-urls', url(m.peer),
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-token', 'setpoint-up',
-    ];
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'pipe'], env: { ...process.env, SETPOINT_LOG_FORMAT: 'pretty' } });
-    children.set(m.name, child);
-    const tag = `${COLORS[i] ?? ''}${m.name}${RESET}`;
-    let buf = '';
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (d: string) => {
-      buf += d;
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        console.log(`${tag} ${buf.slice(0, nl)}`);
-        buf = buf.slice(nl + 1);
-      }
-    });
-    child.on('exit', (code, signal) => {
-      children.delete(m.name);
-      if (!stopping) console.log(`${tag} exited (${signal ?? `code ${code}`}); the other members carry on. Restart everything with npm start.`);
-      if (stopping && children.size === 0) process.exit(0);
-    });
-    console.log(`${tag} pid ${child.pid}: client ${url(m.client)}, peer ${url(m.peer)}`);
-  });
+  await cluster.startFounders('none');
+  for (const m of MEMBERS) console.log(`${tag(m.name)} pid ${cluster.get(m.name).process?.pid ?? '?'}: client ${cluster.clientUrl(m.name)}, peer ${cluster.peerUrl(m.name)}`);
 
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
     console.log('\nstopping every member (the leader hands over first)…');
-    for (const c of children.values()) c.kill('SIGTERM');
-    if (children.size === 0) process.exit(0);
-    setTimeout(() => {
-      for (const c of children.values()) c.kill('SIGKILL');
-      process.exit(1);
-    }, 15_000).unref();
+    // SIGTERM to all; whoever has not stopped 15 s later is killed, and the exit code says so.
+    void cluster.destroy({ signal: 'SIGTERM', graceMs: 15_000 }).then(() => {
+      const killed = [...cluster.members.values()].some((m) => m.process?.exitStatus?.signal === 'SIGKILL');
+      process.exit(killed ? 1 : 0);
+    });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
 import { expectCasBothWays } from '../server/helpers/etcd3-checks.js';
-import { ProcessCluster, startBoth, waitUntil } from './process-cluster.js';
+import { StoreCluster, startBoth } from '../../src/harness/store-cluster.js';
+import { waitFor } from '../../src/harness/wait.js';
+import { suiteClusters } from '../helpers/suite-clusters.js';
 
 /** The same calls, in order, on one side; every result as plain data. */
 async function scenario(c: Etcd3): Promise<unknown[]> {
@@ -54,20 +56,19 @@ function normalize(v: unknown, leases: Map<string, string>): unknown {
 }
 
 describe('npm etcd3 client: the same calls on etcd 3.4 and on Setpoint', () => {
-  let etcd: ProcessCluster | undefined;
-  let setpoint: ProcessCluster | undefined;
+  const clusters = suiteClusters();
+  let etcd: StoreCluster | undefined;
+  let setpoint: StoreCluster | undefined;
 
   beforeAll(async () => {
-    ({ etcd, setpoint } = await startBoth());
+    const both = await startBoth({ token: 'differential', label: 'setpoint-diff-' });
+    etcd = clusters.track(both.etcd);
+    setpoint = clusters.track(both.setpoint);
   }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([etcd?.stop(), setpoint?.stop()]);
-  });
 
   it('KV, txn with lease/mod/version/create/value compares, leases: equal results', async () => {
     if (!etcd || !setpoint) throw new Error('clusters did not start');
-    const run = async (cluster: ProcessCluster): Promise<unknown> => {
+    const run = async (cluster: StoreCluster): Promise<unknown> => {
       const c = new Etcd3({ hosts: cluster.endpoints() });
       try {
         return normalize(await scenario(c), new Map());
@@ -82,7 +83,7 @@ describe('npm etcd3 client: the same calls on etcd 3.4 and on Setpoint', () => {
 });
 
 describe('npm etcd3 client on a 3-member Setpoint cluster', () => {
-  let cluster: ProcessCluster | undefined;
+  let cluster: StoreCluster | undefined;
   let client: Etcd3;
   const clients: Etcd3[] = [];
   const open = (hosts: string | string[]): Etcd3 => {
@@ -91,14 +92,15 @@ describe('npm etcd3 client on a 3-member Setpoint cluster', () => {
     return c;
   };
 
+  const clusters = suiteClusters();
+
   beforeAll(async () => {
-    cluster = await ProcessCluster.start('setpoint');
+    cluster = clusters.track(await StoreCluster.start({ program: 'setpoint', token: 'differential', label: 'setpoint-diff-' }));
     client = open(cluster.endpoints());
   }, 60_000);
 
-  afterAll(async () => {
+  afterAll(() => {
     for (const c of clients) c.close();
-    await cluster?.stop();
   });
 
   it('puts, gets, ranges, deletes', async () => {
@@ -117,20 +119,20 @@ describe('npm etcd3 client on a 3-member Setpoint cluster', () => {
 
   it('keeps a watch across a restart of the member it is connected to, missing no event', async () => {
     if (!cluster) throw new Error('no cluster');
-    const writer = open(cluster.slot('n1').clientUrl);
-    const watching = open(cluster.slot('n2').clientUrl);
+    const writer = open(cluster.clientUrl('n1'));
+    const watching = open(cluster.clientUrl('n2'));
     const w = await watching.watch().prefix('rw/').create();
     const seen: string[] = [];
     let disconnects = 0;
     w.on('put', (kv) => seen.push(kv.value.toString()));
     w.on('disconnected', () => disconnects++);
     for (let i = 0; i < 5; i++) await writer.put(`rw/${i}`).value(String(i));
-    await waitUntil(() => seen.length === 5, 'the first five events');
+    await waitFor('the first five events', () => seen.length === 5);
     await cluster.kill('n2', 'SIGKILL');
     // Written while the watch's member is down: the watch resumes from its last revision and gets them.
     for (let i = 5; i < 10; i++) await writer.put(`rw/${i}`).value(String(i));
-    await cluster.restart('n2');
-    await waitUntil(() => seen.length >= 10, 'the events written during the restart', 60_000);
+    await cluster.restart('n2', { wait: 'ready' });
+    await waitFor('the events written during the restart', () => seen.length >= 10, { timeoutMs: 60_000 });
     expect(seen).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
     expect(disconnects).toBeGreaterThan(0);
     await w.cancel();
@@ -142,7 +144,7 @@ describe('npm etcd3 client on a 3-member Setpoint cluster', () => {
     lease.on('keepaliveSucceeded', () => renewals++);
     await lease.put('ls/k').value('v');
     // Past three TTLs: only keep-alives can have kept it.
-    await waitUntil(() => renewals >= 4, 'four keep-alives', 20_000);
+    await waitFor('four keep-alives', () => renewals >= 4, { timeoutMs: 20_000 });
     expect(await client.get('ls/k').string()).toBe('v');
     await lease.revoke();
     expect(await client.get('ls/k').string()).toBeNull();
@@ -167,7 +169,7 @@ describe('npm etcd3 client on a 3-member Setpoint cluster', () => {
     await a.resign();
     await b.wait();
     expect(await election.leader()).toBe('B');
-    await waitUntil(() => changes.includes('B'), 'the observer to see B');
+    await waitFor('the observer to see B', () => changes.includes('B'));
     expect(changes.filter((c) => c !== undefined)).toEqual(['A', 'B']);
     await b.resign();
     await observer.cancel();

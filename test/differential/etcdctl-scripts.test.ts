@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBoth } from './process-cluster.js';
-import { makePeerCert } from '../server/helpers/test-certs.js';
-import type { ProcessCluster } from './process-cluster.js';
+import { startBoth } from '../../src/harness/store-cluster.js';
+import type { StoreCluster } from '../../src/harness/store-cluster.js';
+import { makeTlsFiles } from '../../src/harness/tls-files.js';
+import { suiteClusters } from '../helpers/suite-clusters.js';
 import { parseScript } from './script.js';
 import { SideRunner } from './side-runner.js';
 import type { StepRecord } from './side-runner.js';
@@ -31,19 +32,19 @@ describe.each(scripts)('etcdctl script %s: Setpoint answers as etcd 3.4 does', (
   const steps = parseScript(source);
   // `#! tls` on a line of its own: both clusters serve clients over TLS with client certificates.
   const certDir = /^#!\s*tls\s*$/m.test(source) ? mkdtempSync(join(tmpdir(), 'setpoint-diff-certs-')) : undefined;
-  let etcd: ProcessCluster | undefined;
-  let setpoint: ProcessCluster | undefined;
+  // DIFF_KEEP=1 keeps the clusters' data dirs and logs (their paths are printed); a failure keeps them too.
+  const clusters = suiteClusters(process.env['DIFF_KEEP'] === '1');
+  let etcd: StoreCluster | undefined;
+  let setpoint: StoreCluster | undefined;
 
   beforeAll(async () => {
-    const tls = certDir !== undefined ? makePeerCert(certDir, 'client') : undefined;
-    ({ etcd, setpoint } = await startBoth({ spare: 1, ...(tls ? { tls } : {}) }));
+    const tls = certDir !== undefined ? makeTlsFiles(certDir, 'client') : undefined;
+    const both = await startBoth({ spare: 1, token: 'differential', label: 'setpoint-diff-', ...(tls ? { tls } : {}) });
+    etcd = clusters.track(both.etcd);
+    setpoint = clusters.track(both.setpoint);
   }, 60_000);
 
-  afterAll(async () => {
-    // DIFF_KEEP=1 keeps the clusters' data dirs and logs (their paths are printed) to read a failure.
-    const keep = process.env['DIFF_KEEP'] === '1';
-    if (keep) console.log(`kept: ${etcd?.dir ?? ''} ${setpoint?.dir ?? ''}`);
-    await Promise.all([etcd?.stop(keep), setpoint?.stop(keep)]);
+  afterAll(() => {
     if (certDir !== undefined) rmSync(certDir, { recursive: true, force: true });
   });
 

@@ -3,10 +3,11 @@
 // resolved against this side's own cluster, so one script drives both.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ProcessCluster } from './process-cluster.js';
-import { httpGet, waitUntil } from './process-cluster.js';
-import { CtlProcess, etcdctl } from './etcdctl.js';
-import type { CtlResult } from './etcdctl.js';
+import { CtlProcess, etcdctl } from '../../src/harness/etcdctl.js';
+import type { CtlOptions, CtlResult } from '../../src/harness/etcdctl.js';
+import { httpGet } from '../../src/harness/http-get.js';
+import type { StoreCluster } from '../../src/harness/store-cluster.js';
+import { waitFor } from '../../src/harness/wait.js';
 import { Normalizer, parseJsonBig } from './normalize.js';
 import type { Step } from './script.js';
 
@@ -37,39 +38,42 @@ export class SideRunner {
   private lastInitialCluster = '';
 
   private constructor(
-    readonly cluster: ProcessCluster,
+    readonly cluster: StoreCluster,
     private readonly tmp: string,
   ) {
     const urls = new Map<string, string>();
-    for (const s of cluster.slots) {
+    for (const s of cluster.members.values()) {
       urls.set(s.clientUrl, `<ep:${s.name}>`);
       urls.set(s.peerUrl, `<peer:${s.name}>`);
     }
     this.norm = new Normalizer({ members: new Map(), clusterId: '', urls, tmp });
   }
 
-  static async create(cluster: ProcessCluster): Promise<SideRunner> {
+  static async create(cluster: StoreCluster): Promise<SideRunner> {
     const tmp = await mkdtemp(join(cluster.dir, 'scratch-'));
     const r = new SideRunner(cluster, tmp);
     await r.refreshMembers();
     // Who wins the first election is chance; scripts that name the leader start with n1 on both sides.
     const { leader } = await r.roles();
     if (leader !== 'n1') {
-      const moved = await r.ctl([`--endpoints=${cluster.slot(leader).clientUrl}`, 'move-leader', r.memberHex('n1')]);
-      if (moved.code !== 0) throw new Error(`cannot make n1 the ${cluster.flavor} leader: ${moved.stderr}`);
-      await waitUntil(async () => (await r.roles()).leader === 'n1', 'n1 to lead');
+      const moved = await r.ctl([`--endpoints=${cluster.clientUrl(leader)}`, 'move-leader', r.memberHex('n1')]);
+      if (moved.code !== 0) throw new Error(`cannot make n1 the ${cluster.program} leader: ${moved.stderr}`);
+      await waitFor('n1 to lead', async () => (await r.roles()).leader === 'n1');
     }
     return r;
   }
 
-  /** The client certificate flags for a TLS cluster, first, so a script's own flags (e.g. --cert=) win. */
-  private tlsArgs(): string[] {
+  /**
+   * etcdctl as a user runs it: its own timeouts, the client certificate of a TLS cluster first (so a
+   * script's own flags, e.g. --cert=, win), the endpoints among the arguments.
+   */
+  private ctlOptions(tls = true): CtlOptions {
     const t = this.cluster.tls;
-    return t ? [`--cacert=${t.caFile}`, `--cert=${t.certFile}`, `--key=${t.keyFile}`] : [];
+    return { generousTimeouts: false, timeoutMs: 30_000, ...(tls && t ? { tls: t } : {}) };
   }
 
   private ctl(args: readonly string[], stdin = '', tls = true): Promise<CtlResult> {
-    return etcdctl([...(tls ? this.tlsArgs() : []), ...args], stdin);
+    return etcdctl('', args, { ...this.ctlOptions(tls), input: stdin });
   }
 
   private memberHex(name: string): string {
@@ -88,7 +92,7 @@ export class SideRunner {
     const j = parseJsonBig(r.stdout) as { header: { cluster_id: string | number }; members: { ID: string | number; name?: string; peerURLs?: string[] }[] };
     this.norm.side.clusterId = hex(j.header.cluster_id);
     for (const m of j.members) {
-      const slot = this.cluster.slots.find((s) => m.peerURLs?.includes(s.peerUrl));
+      const slot = [...this.cluster.members.values()].find((s) => m.peerURLs?.includes(s.peerUrl));
       const name = m.name !== undefined && m.name !== '' ? m.name : slot?.name;
       if (name !== undefined) this.norm.side.members.set(name, hex(m.ID));
     }
@@ -97,7 +101,7 @@ export class SideRunner {
   /** Who leads now, and the first voting follower by name, from `endpoint status` on every member. */
   private async roles(): Promise<{ leader: string; follower: string }> {
     let out: { leader: string; follower: string } | undefined;
-    await waitUntil(async () => {
+    await waitFor('a leader that every member agrees on', async () => {
       const r = await this.ctl([`--endpoints=${this.allEndpoints}`, 'endpoint', 'status', '-w', 'json']);
       let st: StatusJson[];
       try {
@@ -119,7 +123,7 @@ export class SideRunner {
       if (leader === undefined || followers[0] === undefined) return false;
       out = { leader, follower: followers[0] };
       return true;
-    }, 'a leader that every member agrees on');
+    });
     return out as { leader: string; follower: string };
   }
 
@@ -144,13 +148,13 @@ export class SideRunner {
           out += this.allEndpoints;
           break;
         case 'ep':
-          out += this.cluster.slot(await this.memberName(arg)).clientUrl;
+          out += this.cluster.clientUrl(await this.memberName(arg));
           break;
         case 'peer':
-          out += this.cluster.slot(arg).peerUrl;
+          out += this.cluster.peerUrl(arg);
           break;
         case 'hostport':
-          out += this.cluster.slot(await this.memberName(arg)).clientUrl.replace(/^https?:\/\//, '');
+          out += this.cluster.clientUrl(await this.memberName(arg)).replace(/^https?:\/\//, '');
           break;
         case 'ca':
         case 'cert':
@@ -205,7 +209,7 @@ export class SideRunner {
   }
 
   private async untilWatchRequest(before: number, what: string, proc: CtlProcess): Promise<void> {
-    await waitUntil(async () => proc.exited || (await this.watchRequests()) > before, `${what} to reach the server`, 20_000);
+    await waitFor(`${what} to reach the server`, async () => proc.exited || (await this.watchRequests()) > before, { timeoutMs: 20_000 });
   }
 
   private record(step: Step, r: CtlResult, sort: boolean, known?: string): StepRecord {
@@ -255,13 +259,13 @@ export class SideRunner {
       case 'run': {
         const args = await Promise.all(step.args.map((a) => this.expand(a)));
         const hasEndpoints = args.some((a) => a.startsWith('--endpoints'));
-        const ep = step.mods.ep !== undefined ? this.cluster.slot(await this.memberName(step.mods.ep)).clientUrl : this.allEndpoints;
+        const ep = step.mods.ep !== undefined ? this.cluster.clientUrl(await this.memberName(step.mods.ep)) : this.allEndpoints;
         const argv = hasEndpoints ? args : [`--endpoints=${ep}`, ...args];
         const stdin = step.stdin !== undefined ? await this.expand(step.stdin) : '';
         if (step.bg !== undefined) {
           const before = await this.watchRequests();
-          const proc = new CtlProcess([...this.tlsArgs(), ...argv]);
-          if (stdin !== '') proc.write(stdin.replace(/\n$/, ''));
+          const proc = new CtlProcess('', argv, this.ctlOptions());
+          if (stdin !== '') proc.write(`${stdin.replace(/\n$/, '')}\n`);
           this.bg.set(step.bg, { proc, step });
           // A plain watch must be in place before the next step writes what it should see.
           if (args[0] === 'watch' && !args.includes('-i') && !args.includes('--interactive')) await this.untilWatchRequest(before, step.text, proc);
@@ -284,7 +288,7 @@ export class SideRunner {
         if (!b) throw new Error(`line ${step.line}: no background etcdctl named ${step.name}`);
         const input = await this.expand(step.input);
         const before = await this.watchRequests();
-        b.proc.write(input);
+        b.proc.write(`${input}\n`);
         // `watch …` and `progress` in watch -i each send one request: wait until it has arrived.
         if (/^(watch|progress)\b/.test(input)) await this.untilWatchRequest(before, step.text, b.proc);
         return undefined;
@@ -305,16 +309,17 @@ export class SideRunner {
           return undefined;
         }
         if (step.action === 'restart') {
-          await this.cluster.restart(step.name);
+          // Back when it is healthy: it answers a linearizable read.
+          await this.cluster.restart(step.name, { wait: 'ready' });
           return undefined;
         }
         if (this.lastInitialCluster === '') throw new Error(`line ${step.line}: !start needs a "member add" before it`);
-        this.cluster.launch(this.cluster.slot(step.name), this.lastInitialCluster, 'existing');
+        this.cluster.launch(step.name, { initialCluster: this.lastInitialCluster, state: 'existing' });
         // Started as etcdctl means it: the member has published its name to the cluster.
-        await waitUntil(async () => {
+        await waitFor(`${step.name} to publish its name`, async () => {
           const r = await this.ctl([`--endpoints=${this.allEndpoints}`, 'member', 'list']);
           return r.stdout.includes(`, started, ${step.name}, `);
-        }, `${step.name} to publish its name`);
+        });
         return undefined;
       }
     }

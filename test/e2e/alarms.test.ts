@@ -3,9 +3,9 @@
 // caught up from a snapshot, or restarted, must list it and refuse those writes as the others do.
 import { describe, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
-import { StoreCluster } from './helpers/cluster.js';
+import { startCluster } from './helpers/cluster.js';
 import { expectSameHistory } from './helpers/checks.js';
-import { waitFor } from './helpers/wait.js';
+import { waitFor } from '../../src/harness/wait.js';
 
 const QUOTA = 200_000;
 const NO_SPACE = 'database space exceeded';
@@ -22,7 +22,7 @@ async function tryPut(client: Etcd3, key: string, value: string): Promise<string
 
 describe('the NOSPACE alarm', () => {
   it('holds on a member that caught up from a snapshot and on one that restarted, until disarmed', async () => {
-    const cluster = await StoreCluster.start({
+    const cluster = await startCluster({
       snapshotCount: 10,
       flags: ['--experimental-snapshot-catchup-entries', '10', '--quota-backend-bytes', String(QUOTA)],
     });

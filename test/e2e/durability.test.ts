@@ -2,12 +2,13 @@
 // write the cluster acknowledged must be there afterwards, read linearizably through each member, and all
 // members must hold the same history (HashKV at one revision).
 import { describe, it } from 'vitest';
-import { StoreCluster } from './helpers/cluster.js';
+import { startCluster } from './helpers/cluster.js';
+import type { E2eCluster } from './helpers/cluster.js';
 import { expectNothingLost } from './helpers/checks.js';
 
 /** Writers write; the members `pick` names die by SIGKILL and restart; nothing acknowledged is lost. */
-async function survivesSigkill(prefix: string, pick: (cluster: StoreCluster, leader: string) => string[]): Promise<void> {
-  const cluster = await StoreCluster.start();
+async function survivesSigkill(prefix: string, pick: (cluster: E2eCluster, leader: string) => string[]): Promise<void> {
+  const cluster = await startCluster();
   const writers = cluster.startWriters(prefix);
   await writers.waitForAcks(100);
   const victims = pick(cluster, await cluster.waitForLeader());

@@ -2,16 +2,16 @@
 // the dead member, restarted, catches up from the leader's log when it missed little, and from a snapshot
 // when it missed more than the entries kept behind the leader's last snapshot (and restarts from it).
 import { describe, expect, it } from 'vitest';
-import { StoreCluster } from './helpers/cluster.js';
+import { startCluster } from './helpers/cluster.js';
 import { expectMemberListOnEveryMember, expectNothingLost } from './helpers/checks.js';
-import { waitFor } from './helpers/wait.js';
+import { waitFor } from '../../src/harness/wait.js';
 
 const INSTALLED = 'installed snapshot from leader';
 
 describe('failover and catch-up', () => {
   it('elects a new leader when the leader dies; writes resume; the old leader catches up from the log', async () => {
     // Snapshots every 20 entries, yet 5000 entries are kept behind each: a short absence is replayed.
-    const cluster = await StoreCluster.start({ snapshotCount: 20 });
+    const cluster = await startCluster({ snapshotCount: 20 });
     const writers = cluster.startWriters('failover/log/');
     await writers.waitForAcks(100);
     const old = await cluster.waitForLeader();
@@ -28,7 +28,7 @@ describe('failover and catch-up', () => {
   }, 90_000);
 
   it('when the leader process dies, the survivors elect a new leader at once, not after an election timeout', async () => {
-    const cluster = await StoreCluster.start();
+    const cluster = await startCluster();
     const old = await cluster.waitForLeader();
     // The survivors now wait a whole minute before suspecting a silent leader; only noticing the dropped
     // connection lets them elect a new one within the 20 s allowed below.
@@ -51,7 +51,7 @@ describe('failover and catch-up', () => {
 
   it('a write that cannot commit fails with "request timed out" at its own deadline, each of several; writes resume with a quorum', async () => {
     // Election timeout 500 ms: a member gives a proposal 5 s + 2 election timeouts = 6 s, as etcd does.
-    const cluster = await StoreCluster.start();
+    const cluster = await startCluster();
     const leader = await cluster.waitForLeader();
     const others = cluster.names().filter((n) => n !== leader);
     for (const name of others) await cluster.kill(name, 'SIGKILL');
@@ -75,7 +75,7 @@ describe('failover and catch-up', () => {
 
   it('a member that missed more than the kept entries catches up from a snapshot', async () => {
     const keep = 50;
-    const cluster = await StoreCluster.start({ snapshotCount: 20, flags: ['--experimental-snapshot-catchup-entries', String(keep)] });
+    const cluster = await startCluster({ snapshotCount: 20, flags: ['--experimental-snapshot-catchup-entries', String(keep)] });
     const writers = cluster.startWriters('failover/snapshot/');
     await writers.waitForAcks(50);
     const old = await cluster.waitForLeader();
@@ -85,7 +85,7 @@ describe('failover and catch-up', () => {
     await writers.waitForAcks(keep * 6);
     const mark = cluster.logMark(old);
     await cluster.restart(old);
-    await waitFor(`${old} to log "${INSTALLED}"`, () => (cluster.logSince(old, mark).includes(INSTALLED) ? true : undefined), 60_000);
+    await waitFor(`${old} to log "${INSTALLED}"`, () => (cluster.logSince(old, mark).includes(INSTALLED) ? true : undefined), { timeoutMs: 60_000 });
     await writers.waitForAcks(50);
     await cluster.waitCaughtUp(old);
     // What it installed is on its disk: killed again, it comes back from there.

@@ -2,15 +2,15 @@
 // when it dies the new leader must take the lease over (extending it, not expiring it) and keep renewing
 // it; once keep-alives stop, the expiry is proposed through Raft and the keys go on every member together.
 import { describe, expect, it } from 'vitest';
-import { StoreCluster } from './helpers/cluster.js';
+import { startCluster } from './helpers/cluster.js';
 import { expectSameHistory } from './helpers/checks.js';
-import { orUndefined, waitFor } from './helpers/wait.js';
+import { orUndefined, waitFor } from '../../src/harness/wait.js';
 
 const TTL = 3;
 
 describe('leases across failover', () => {
   it('a kept-alive lease survives the death of the leader, then expires everywhere once released', async () => {
-    const cluster = await StoreCluster.start();
+    const cluster = await startCluster();
     const client = cluster.client();
     const lease = client.lease(TTL);
     cluster.track({ close: () => lease.release() });
@@ -26,7 +26,7 @@ describe('leases across failover', () => {
     const next = await cluster.waitForNewLeader(old);
     // Seven renewals after the failover (one every TTL/3 s) cover more than twice the TTL.
     const after = keepalives;
-    await waitFor('keep-alives after the failover', () => (keepalives >= after + 7 ? true : undefined), 60_000);
+    await waitFor('keep-alives after the failover', () => (keepalives >= after + 7 ? true : undefined), { timeoutMs: 60_000 });
     expect(lost).toBeUndefined();
     const ttl = await cluster.memberClient(next).leaseClient.leaseTimeToLive({ ID: id });
     expect(Number(ttl.TTL)).toBeGreaterThan(0);
@@ -44,7 +44,7 @@ describe('leases across failover', () => {
       await waitFor(`lease/key to expire on ${name}`, async () => {
         const r = await orUndefined(cluster.memberClient(name).kv.range({ key: Buffer.from('lease/key'), serializable: true }));
         return r?.kvs.length === 0 ? true : undefined;
-      }, 60_000);
+      }, { timeoutMs: 60_000 });
     }
     const gone = await cluster.memberClient(await cluster.waitForLeader()).leaseClient.leaseTimeToLive({ ID: id });
     expect(gone.TTL).toBe('-1');
@@ -56,7 +56,7 @@ describe('leases across failover', () => {
     // follower answers the grant while the leader still lacks it. Renewals and TTL questions the follower
     // forwards must wait for the leader's apply, as etcd's do, not answer "no such lease" (TTL 0 ends an
     // etcd client's session at once). Slow elections keep the held-back leader in office.
-    const cluster = await StoreCluster.start({ heartbeatMs: 500, electionMs: 6000, env: { SETPOINT_TEST_LEADER_APPLY_DELAY_MS: '1500', NODE_ENV: 'test' } });
+    const cluster = await startCluster({ heartbeatMs: 500, electionMs: 6000, env: { SETPOINT_TEST_LEADER_APPLY_DELAY_MS: '1500', NODE_ENV: 'test' } });
     const leader = await cluster.waitForLeader();
     const follower = cluster.running().find((n) => n !== leader) ?? '';
     expect(cluster.logSince(leader)).toContain('SETPOINT_TEST_LEADER_APPLY_DELAY_MS is on');

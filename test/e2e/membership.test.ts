@@ -3,16 +3,16 @@
 // member is removed, and, started again, exits too; all while writers keep writing. The cluster stays
 // available, no acknowledged write is lost, and every member lists the same members.
 import { describe, expect, it } from 'vitest';
-import { StoreCluster } from './helpers/cluster.js';
+import { startCluster } from './helpers/cluster.js';
 import { expectMemberListOnEveryMember, expectNothingLost } from './helpers/checks.js';
-import { waitFor } from './helpers/wait.js';
+import { waitFor } from '../../src/harness/wait.js';
 
 const NOT_IN_SYNC = 'can only promote a learner member which is in sync with leader';
 const TIMED_OUT = 'etcdserver: request timed out';
 
 describe('membership under write load', () => {
   it('adds a learner, promotes it, removes the leader and a dead member; no write lost, member lists agree', async () => {
-    const cluster = await StoreCluster.start();
+    const cluster = await startCluster();
     const writers = cluster.startWriters('membership/');
     await writers.waitForAcks(100);
     await expectMemberListOnEveryMember(cluster);
@@ -40,7 +40,7 @@ describe('membership under write load', () => {
       if (r.code === 0) return true;
       if (!r.stderr.includes(NOT_IN_SYNC) && !r.stderr.includes(TIMED_OUT)) throw new Error(`member promote failed: ${r.stderr}`);
       return undefined;
-    }, 60_000, 250);
+    }, { timeoutMs: 60_000, intervalMs: 250 });
     await expectMemberListOnEveryMember(cluster);
     await writers.waitForAcks(100);
 
@@ -57,7 +57,7 @@ describe('membership under write load', () => {
     await cluster.kill(dead, 'SIGKILL');
     await cluster.removeMember(dead);
     await writers.waitForAcks(100);
-    await cluster.restart(dead, { waitServing: false });
+    await cluster.restart(dead, { wait: 'none' });
     expect(await cluster.exited(dead), `${dead} restarted after its removal`).toEqual({ code: 0, signal: null });
     expect(cluster.running()).toHaveLength(2);
     await expectMemberListOnEveryMember(cluster);

@@ -1,8 +1,8 @@
 // A write the cluster is slow to apply is reported in the log of the member that took it, as etcd warns
 // of slow applies: one line at most a second, with the slowest request, the limit and how many were slow.
 import { describe, expect, it } from 'vitest';
-import { StoreCluster } from './helpers/cluster.js';
-import { orUndefined, pause, waitFor } from './helpers/wait.js';
+import { startCluster } from './helpers/cluster.js';
+import { orUndefined, pause, waitFor } from '../../src/harness/wait.js';
 
 interface LogLine {
   msg?: string;
@@ -16,7 +16,7 @@ interface LogLine {
 describe('slow requests', () => {
   it('a leader that applies each commit 300 ms late logs its writes as too slow, at most once a second', async () => {
     // Slow elections keep the held-back leader in office.
-    const cluster = await StoreCluster.start({ heartbeatMs: 200, electionMs: 4000, env: { SETPOINT_TEST_LEADER_APPLY_DELAY_MS: '300', NODE_ENV: 'test' } });
+    const cluster = await startCluster({ heartbeatMs: 200, electionMs: 4000, env: { SETPOINT_TEST_LEADER_APPLY_DELAY_MS: '300', NODE_ENV: 'test' } });
     const leader = await cluster.waitForLeader();
     const client = cluster.memberClient(leader);
     // The leader's own publish (its name and client URLs, proposed once it leads) is slow too: let it

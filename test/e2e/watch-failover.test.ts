@@ -2,11 +2,12 @@
 // and killed; the client reconnects to another member and resumes from the revision after the last event
 // it saw. Every revision written under the prefix arrives exactly once and in order: no gap, no repeat.
 import { describe, expect, it } from 'vitest';
-import { StoreCluster } from './helpers/cluster.js';
-import { orUndefined, waitFor } from './helpers/wait.js';
+import { startCluster } from './helpers/cluster.js';
+import type { E2eCluster } from './helpers/cluster.js';
+import { orUndefined, waitFor } from '../../src/harness/wait.js';
 
 /** How many watch streams the member serves, from its /metrics. */
-async function watchStreams(cluster: StoreCluster, name: string): Promise<number | undefined> {
+async function watchStreams(cluster: E2eCluster, name: string): Promise<number | undefined> {
   const res = await orUndefined(fetch(`${cluster.clientUrl(name)}/metrics`));
   const text = res?.ok ? await res.text() : undefined;
   const m = text ? /^etcd_debugging_mvcc_watch_stream_total (\d+)$/m.exec(text) : undefined;
@@ -15,7 +16,7 @@ async function watchStreams(cluster: StoreCluster, name: string): Promise<number
 
 describe('watch across failover', () => {
   it('resumes on another member with no gap when the leader serving it dies', async () => {
-    const cluster = await StoreCluster.start();
+    const cluster = await startCluster();
     const start = Number(await waitFor('the head revision', () => cluster.headRevision())) + 1;
     const events: { key: string; value: string; rev: number }[] = [];
     let disconnects = 0;
@@ -45,7 +46,7 @@ describe('watch across failover', () => {
     await writers.stop();
 
     const head = Number(await waitFor('the head revision', () => cluster.headRevision()));
-    await waitFor(`events up to revision ${head}`, () => (events.at(-1)?.rev === head ? true : undefined), 30_000);
+    await waitFor(`events up to revision ${head}`, () => (events.at(-1)?.rev === head ? true : undefined), { timeoutMs: 30_000 });
     // Only the writers write, one revision per put: the events must be exactly start..head.
     expect(events.map((e) => e.rev)).toEqual(Array.from({ length: head - start + 1 }, (_, i) => start + i));
     const seen = new Map(events.map((e) => [e.key, e.value]));

@@ -5,8 +5,9 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { partitionCuts } from '../../jepsen-lite/src/nemesis.js';
 import { Network } from '../../jepsen-lite/src/network.js';
-import { freePort } from '../../jepsen-lite/src/ports.js';
 import { LinkProxy } from '../../jepsen-lite/src/proxy.js';
+import { freePort } from '../../src/harness/free-port.js';
+import { waitFor } from '../../src/harness/wait.js';
 import { makeSchedule, phasesFor } from '../../jepsen-lite/src/schedule.js';
 import { SeededRng } from '../../src/raft/rng.js';
 
@@ -15,12 +16,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** Waits for what the proxy must have done by now (the harness's waitFor, named by the condition). */
 async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(cond.toString(), cond, { timeoutMs, intervalMs: 5 });
 }
 
 /** An echo server that records what it received. */

@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor as harnessWaitFor } from '../../src/harness/wait.js';
 import { KvStore } from '../../src/kv/kv-store.js';
 import type { KvEvent } from '../../src/kv/types.js';
 import type { WatchSink, WatcherResponse } from '../../src/watch/types.js';
@@ -30,13 +31,9 @@ export async function withWatchable<T>(f: (env: Env) => Promise<T>, opts: Watcha
   }
 }
 
-/** Polls `cond` until it holds; fails with `what` after `timeoutMs`. */
+/** Polls `cond` until it holds; fails with `what` after `timeoutMs` (the harness's waitFor, condition first). */
 export async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  await harnessWaitFor(what, cond, { timeoutMs, intervalMs: 2 });
 }
 
 /**

@@ -2,15 +2,15 @@
 // history identical (HashKV at one revision, as etcd's robustness tests end), the same member list everywhere.
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
-import type { StoreCluster } from './cluster.js';
-import { orUndefined, waitFor } from './wait.js';
+import type { E2eCluster } from './cluster.js';
+import { orUndefined, waitFor } from '../../../src/harness/wait.js';
 import type { Writers } from './writers.js';
 
 /**
  * Stops the writers; no read-back along the way was stale; then reads their prefix linearizably through
  * each running member and compares hashes.
  */
-export async function expectNothingLost(cluster: StoreCluster, writers: Writers): Promise<void> {
+export async function expectNothingLost(cluster: E2eCluster, writers: Writers): Promise<void> {
   await writers.stop();
   console.log(`e2e writers: ${writers.summary()}`);
   expect(writers.acked.size).toBeGreaterThan(0);
@@ -22,7 +22,7 @@ export async function expectNothingLost(cluster: StoreCluster, writers: Writers)
   await expectSameHistory(cluster);
 }
 
-export async function expectSameHistory(cluster: StoreCluster): Promise<void> {
+export async function expectSameHistory(cluster: E2eCluster): Promise<void> {
   const { revision, byMember } = await cluster.hashes();
   const distinct = new Set([...byMember.values()].map((h) => `${h.hash}@${h.compactRevision}`));
   expect(distinct.size, `HashKV at revision ${revision} differs: ${JSON.stringify(Object.fromEntries(byMember))}`).toBe(1);
@@ -42,7 +42,7 @@ interface ListedMember {
  * lists are served locally, so each member is given time to apply the latest change. Learners are not
  * asked: like etcd 3.4's, they refuse every call but Status and serializable reads.
  */
-export async function expectMemberListOnEveryMember(cluster: StoreCluster, learners: readonly string[] = []): Promise<void> {
+export async function expectMemberListOnEveryMember(cluster: E2eCluster, learners: readonly string[] = []): Promise<void> {
   const want: ListedMember[] = cluster
     .names()
     .sort()

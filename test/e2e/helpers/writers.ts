@@ -3,7 +3,7 @@
 // reading each one back at once through any member, which catches a stale read as it happens. Errors are
 // expected while members die: they are counted, and the loop goes on with its next key.
 import type { Etcd3 } from 'etcd3';
-import { orUndefined, pause, waitFor } from './wait.js';
+import { orUndefined, pause, waitFor } from '../../../src/harness/wait.js';
 
 export class Writers {
   /** key → value of every acknowledged put. */
@@ -13,6 +13,8 @@ export class Writers {
   readonly staleReads: string[] = [];
   /** The most recent error messages, for a failure's explanation. */
   readonly recentErrors: string[] = [];
+  /** Every error message seen, with how often. */
+  readonly errorCounts = new Map<string, number>();
   /** The longest stretch without any acknowledged write since measureGaps() (ms). */
   longestGapMs = 0;
   private lastAckAt = Date.now();
@@ -44,7 +46,9 @@ export class Writers {
         if (got !== undefined && got !== value) this.staleReads.push(`${key} read as ${String(got)} after its put was acknowledged`);
       } catch (e) {
         this.errors++;
-        this.recentErrors.push((e as Error).message);
+        const message = (e as Error).message;
+        this.errorCounts.set(message, (this.errorCounts.get(message) ?? 0) + 1);
+        this.recentErrors.push(message);
         if (this.recentErrors.length > 10) this.recentErrors.shift();
         await pause(25); // a client's back-off before its next try
       }
@@ -60,7 +64,7 @@ export class Writers {
   /** Waits until `n` more writes than now have been acknowledged. */
   async waitForAcks(n: number, timeoutMs = 60_000): Promise<void> {
     const target = this.acked.size + n;
-    await waitFor(`${target} acknowledged writes`, () => (this.acked.size >= target ? true : undefined), timeoutMs, 20).catch((e: unknown) => {
+    await waitFor(`${target} acknowledged writes`, () => (this.acked.size >= target ? true : undefined), { timeoutMs, intervalMs: 20 }).catch((e: unknown) => {
       throw new Error(`${(e as Error).message}; have ${this.acked.size}, ${this.errors} errors, recent: ${this.recentErrors.join(' | ')}`);
     });
   }

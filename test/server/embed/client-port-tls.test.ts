@@ -10,9 +10,9 @@ import type { ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixturePort } from '../helpers/client-port-harness.js';
 import type { FixturePort } from '../helpers/client-port-harness.js';
-import { makePeerCert } from '../helpers/test-certs.js';
-import type { PeerCert } from '../helpers/test-certs.js';
-import { errorLines, etcdctl } from '../helpers/etcdctl.js';
+import { makeTlsFiles } from '../../../src/harness/tls-files.js';
+import type { TlsFiles } from '../../../src/harness/tls-files.js';
+import { errorLines, etcdctl } from '../../../src/harness/etcdctl.js';
 import { EtcdGrpcClient, bytes } from '../helpers/grpc-client.js';
 
 /** GET over HTTPS with an optional client certificate: the status, or the error's code. */
@@ -29,16 +29,16 @@ function httpsGet(url: string, ca: Buffer, client?: { cert: Buffer; key: Buffer 
 
 describe('client port over TLS', () => {
   let dir: string;
-  let server: PeerCert;
-  let rogue: PeerCert;
+  let server: TlsFiles;
+  let rogue: TlsFiles;
   let ca: Buffer;
   let ctlFlags: string[];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'setpoint-client-tls-'));
     // The server's certificate also serves as the trusted client certificate (it is made for both uses).
-    server = makePeerCert(dir, 'server');
-    rogue = makePeerCert(dir, 'rogue');
+    server = makeTlsFiles(dir, 'server');
+    rogue = makeTlsFiles(dir, 'rogue');
     ca = await readFile(server.caFile);
     ctlFlags = [`--cacert=${server.caFile}`, `--cert=${server.certFile}`, `--key=${server.keyFile}`];
   });

@@ -5,6 +5,7 @@ import { startClientPort } from '../../../src/server/embed/client-port.js';
 import type { ClientPort, ClientPortOptions } from '../../../src/server/embed/client-port.js';
 import { createMetrics } from '../../../src/server/embed/metrics.js';
 import type { EtcdMetrics } from '../../../src/server/embed/metrics.js';
+import { waitFor as harnessWaitFor } from '../../../src/harness/wait.js';
 import { SingleNodeStore } from './single-node-store.js';
 import type { SingleNodeOptions } from './single-node-store.js';
 
@@ -48,11 +49,7 @@ export async function startFixturePort(
   };
 }
 
-/** Polls `cond` until it holds; fails with `what` after `timeoutMs`. */
+/** Polls `cond` until it holds; fails with `what` after `timeoutMs` (the harness's waitFor, condition first). */
 export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await harnessWaitFor(what, cond, { timeoutMs, intervalMs: 10 });
 }

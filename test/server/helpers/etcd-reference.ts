@@ -1,12 +1,9 @@
-// A real etcd 3.4 (the Debian package) on free loopback ports in a temp dir: the reference that the
-// differential tests run the same etcdctl commands against.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../../../jepsen-lite/src/ports.js';
-import { waitFor } from './client-port-harness.js';
+// A real etcd 3.4 (the Debian package) on free loopback ports in a temp dir, started by the harness: the
+// reference that the server-level differential tests run the same commands against.
+import { healthy } from '../../../src/harness/http-get.js';
+import { StoreCluster } from '../../../src/harness/store-cluster.js';
+import type { StoreClusterOptions } from '../../../src/harness/store-cluster.js';
+import { waitFor } from '../../../src/harness/wait.js';
 
 export interface ReferenceEtcd {
   readonly endpoint: string;
@@ -14,28 +11,18 @@ export interface ReferenceEtcd {
   stop(): Promise<void>;
 }
 
-async function healthy(endpoint: string): Promise<boolean> {
-  try {
-    const res = await fetch(`${endpoint}/health`);
-    return res.status === 200 && (await res.text()).includes('"true"');
-  } catch {
-    return false;
-  }
+function reference(c: StoreCluster, name: string): ReferenceEtcd {
+  return { endpoint: c.clientUrl(name), log: () => c.logSince(name), stop: () => c.destroy() };
 }
 
-interface MemberSpec {
-  readonly name: string;
-  readonly endpoint: string;
-  readonly peer: string;
-}
+const ONE: StoreClusterOptions = { program: 'etcd', size: 1, names: ['ref'], label: 'setpoint-etcd-ref-' };
 
-async function spec(name: string): Promise<MemberSpec> {
-  return { name, endpoint: `http://127.0.0.1:${await freePort()}`, peer: `http://127.0.0.1:${await freePort()}` };
+function oneMember(): Promise<StoreCluster> {
+  return StoreCluster.create(ONE);
 }
 
 export async function startReferenceEtcd(extraArgs: readonly string[] = []): Promise<ReferenceEtcd> {
-  const me = await spec('ref');
-  return startMember(me, `ref=${me.peer}`, extraArgs);
+  return reference(await StoreCluster.start({ ...ONE, flags: extraArgs }), 'ref');
 }
 
 /**
@@ -43,11 +30,17 @@ export async function startReferenceEtcd(extraArgs: readonly string[] = []): Pro
  * member's name, peer URL and initial cluster, which a restore bakes into the data.
  */
 export async function startReferenceEtcdOn(prepare: (me: { name: string; peer: string; initialCluster: string }) => Promise<string>): Promise<ReferenceEtcd> {
-  const me = await spec('ref');
-  const initialCluster = `ref=${me.peer}`;
-  const dataDir = await prepare({ name: me.name, peer: me.peer, initialCluster });
-  // A later --data-dir wins over startMember's own.
-  return startMember(me, initialCluster, ['--data-dir', dataDir]);
+  const c = await oneMember();
+  try {
+    const dataDir = await prepare({ name: 'ref', peer: c.peerUrl('ref'), initialCluster: c.foundersCluster() });
+    // A later --data-dir wins over the harness's own.
+    c.get('ref').flags.push('--data-dir', dataDir);
+    await c.startFounders('ready');
+  } catch (e) {
+    await c.destroy();
+    throw e;
+  }
+  return reference(c, 'ref');
 }
 
 /**
@@ -55,56 +48,13 @@ export async function startReferenceEtcdOn(prepare: (me: { name: string; peer: s
  * are up, leaving the first without a quorum (and so, after an election timeout, without a leader).
  */
 export async function startLeaderlessEtcd(): Promise<ReferenceEtcd> {
-  const [a, b] = [await spec('a'), await spec('b')];
-  const cluster = `a=${a.peer},b=${b.peer}`;
-  // Neither serves clients before the cluster has a leader, so both start before either is awaited.
-  const [ma, mb] = await Promise.all([startMember(a, cluster), startMember(b, cluster)]);
-  await mb.stop();
+  const c = await StoreCluster.start({ program: 'etcd', size: 2, names: ['a', 'b'], label: 'setpoint-etcd-ref-' });
   try {
-    await waitFor(async () => !(await healthy(ma.endpoint)), 'the remaining member to lose its leader', 30_000);
+    await c.kill('b', 'SIGTERM');
+    await waitFor('the remaining member to lose its leader', async () => !(await healthy(c.clientUrl('a'))));
   } catch (e) {
-    await ma.stop();
+    await c.destroy();
     throw e;
   }
-  return ma;
-}
-
-async function startMember(me: MemberSpec, initialCluster: string, extraArgs: readonly string[] = []): Promise<ReferenceEtcd> {
-  const dir = await mkdtemp(join(tmpdir(), 'setpoint-etcd-ref-'));
-  const { endpoint, peer } = me;
-  let output = '';
-  const child: ChildProcess = spawn(
-    'etcd',
-    [
-      '--name', me.name,
-      '--data-dir', join(dir, 'data'),
-      '--listen-client-urls', endpoint,
-      '--advertise-client-urls', endpoint,
-      '--listen-peer-urls', peer,
-      '--initial-advertise-peer-urls', peer,
-      '--initial-cluster', initialCluster,
-      ...extraArgs,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`etcd exited early:\n${output}`);
-      return healthy(endpoint);
-    }, 'reference etcd to become healthy', 30_000);
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { endpoint, log: () => output, stop };
+  return reference(c, 'a');
 }

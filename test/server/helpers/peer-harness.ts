@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../../../src/raft/types.js';
 import { msg } from '../../../src/raft/types.js';
+import { waitFor as harnessWaitFor } from '../../../src/harness/wait.js';
 import { createPeerTransport } from '../../../src/server/peer/transport.js';
 import type { PeerTransportHandle, PeerTransportOptions } from '../../../src/server/peer/transport.js';
 import type { MemberInfo } from '../../../src/server/member/store-api.js';
@@ -135,11 +136,7 @@ export class Harness {
 
 /** Polls `cond` until it holds; fails with `what` after `timeoutMs` (generous: CI machines are slow). */
 export async function waitFor(cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await harnessWaitFor(what, cond, { timeoutMs, intervalMs: 5 });
 }
 
 /** An append message carrying `n` entries of `size` bytes, tagged with `seq` in its index. */

@@ -7,7 +7,7 @@ import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AuthorityFixer } from '../../../src/server/http2/authority.js';
 import { HUFFMAN_CODES, HUFFMAN_LENGTHS, huffmanDecode } from '../../../src/server/http2/hpack-huffman.js';
-import { etcdctl } from '../helpers/etcdctl.js';
+import { etcdctl } from '../../../src/harness/etcdctl.js';
 import { startFixturePort } from '../helpers/client-port-harness.js';
 
 /** What Node's HTTP/2 client writes for one request, up to and including its HEADERS frame. */

@@ -4,24 +4,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, heartbeat, waitFor } from '../helpers/peer-harness.js';
-import { makePeerCert } from '../helpers/test-certs.js';
-import type { PeerCert } from '../helpers/test-certs.js';
+import { makeTlsFiles } from '../../../src/harness/tls-files.js';
+import type { TlsFiles } from '../../../src/harness/tls-files.js';
 
 const h = new Harness();
 let dir = '';
-let good: PeerCert;
-let rogue: PeerCert;
+let good: TlsFiles;
+let rogue: TlsFiles;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'setpoint-peer-tls-'));
-  good = makePeerCert(dir, 'member');
+  good = makeTlsFiles(dir, 'member');
   // Same names and usages, another CA: what a member of another deployment would present.
-  rogue = makePeerCert(dir, 'rogue');
+  rogue = makeTlsFiles(dir, 'rogue');
 });
 afterEach(() => h.closeAll());
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const tlsOf = (c: PeerCert, clientCertAuth = true) => ({ certFile: c.certFile, keyFile: c.keyFile, trustedCaFile: c.caFile, clientCertAuth });
+const tlsOf = (c: TlsFiles, clientCertAuth = true) => ({ certFile: c.certFile, keyFile: c.keyFile, trustedCaFile: c.caFile, clientCertAuth });
 const https = ['https://127.0.0.1:0'];
 
 describe('peer transport: TLS', () => {

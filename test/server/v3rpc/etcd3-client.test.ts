@@ -1,20 +1,22 @@
 // The npm etcd3 client (grpc-js, its own copy of etcd's protos) against the client port: KV, txn, watch,
-// leases with keep-alive, lock, STM, and the errors it maps by message.
+// leases with keep-alive, lock, STM, and the errors it maps by message. Over the fake StoreApi, then on a
+// real one-member `setpoint store` (store-targets.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3, EtcdLeaseInvalidError, EtcdLockFailedError, GRPCOutOfRangeError } from 'etcd3';
 import { expectCasBothWays } from '../helpers/etcd3-checks.js';
 import type { IKeyValue } from 'etcd3';
-import { startFixturePort, waitFor } from '../helpers/client-port-harness.js';
-import type { FixturePort } from '../helpers/client-port-harness.js';
+import { waitFor } from '../../../src/harness/wait.js';
+import { STORE_TARGETS } from '../helpers/store-targets.js';
+import type { StoreTarget } from '../helpers/store-targets.js';
 
-describe('npm etcd3 client', () => {
-  let fx: FixturePort | undefined;
+describe.each(STORE_TARGETS)('npm etcd3 client on $name', (target) => {
+  let fx: StoreTarget | undefined;
   let client: Etcd3;
 
   beforeAll(async () => {
-    fx = await startFixturePort();
+    fx = await target.start();
     client = new Etcd3({ hosts: fx.endpoint });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     client?.close();
@@ -31,7 +33,7 @@ describe('npm etcd3 client', () => {
     expect(await client.getAll().prefix('e3/').sort('Key', 'Descend').limit(2).keys()).toEqual(['e3/c', 'e3/b']);
     const res = await client.get('e3/b').exec();
     expect(res.kvs[0]).toMatchObject({ create_revision: '3', mod_revision: '3', version: '1', lease: '0' });
-    expect(res.header).toMatchObject({ cluster_id: fx?.store.clusterId, member_id: fx?.store.memberId, raft_term: '2' });
+    expect(res.header).toMatchObject({ cluster_id: fx?.clusterId, member_id: fx?.memberId, raft_term: fx?.raftTerm });
     const prev = await client.delete().key('e3/a').getPrevious();
     expect(prev.map((kv: IKeyValue) => kv.value.toString())).toEqual(['1']);
     expect(await client.get('e3/a').string()).toBeNull();
@@ -51,7 +53,7 @@ describe('npm etcd3 client', () => {
     await client.put('wt/x').value('2');
     await client.delete().key('wt/x');
     await client.put('other').value('ignored');
-    await waitFor(() => seen.length >= 3, 'three watch events');
+    await waitFor('three watch events', () => seen.length >= 3);
     expect(seen).toEqual(['put wt/x=1 prev=', 'put wt/x=2 prev=1', 'del wt/x prev=2']);
     await watcher.cancel();
   });
@@ -63,7 +65,7 @@ describe('npm etcd3 client', () => {
     const watcher = await client.watch().key('hist').startRevision(start).create();
     const values: string[] = [];
     watcher.on('put', (kv) => values.push(kv.value.toString()));
-    await waitFor(() => values.length >= 2, 'replayed history');
+    await waitFor('replayed history', () => values.length >= 2);
     expect(values).toEqual(['a', 'b']);
     await watcher.cancel();
 
@@ -122,8 +124,8 @@ describe('npm etcd3 client', () => {
   it('reads status and the member list', async () => {
     const st = await client.maintenance.status({});
     expect(st.version).toBe('3.4.23');
-    expect(st.leader).toBe(fx?.store.memberId);
+    expect(st.leader).toBe(fx?.memberId);
     const ml = await client.cluster.memberList({});
-    expect(ml.members.map((m) => m.ID)).toEqual([fx?.store.memberId]);
+    expect(ml.members.map((m) => m.ID)).toEqual([fx?.memberId]);
   });
 });

@@ -1,12 +1,14 @@
-// etcdctl 3.4 against Setpoint's client port and against a real etcd 3.4, command for command: both start
-// empty and get the same commands in the same order, so revisions line up, and their outputs must match
-// once the ids that legitimately differ (cluster, member, lease) are normalized.
+// etcdctl 3.4 against Setpoint and against a real etcd 3.4, command for command: both start empty and get
+// the same commands in the same order, so revisions line up, and their outputs must match once the ids
+// that legitimately differ (cluster, member, lease) are normalized. Setpoint is the client port over the
+// fake StoreApi, then a real one-member `setpoint store` (store-targets.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixturePort, waitFor } from '../helpers/client-port-harness.js';
-import type { FixturePort } from '../helpers/client-port-harness.js';
+import { CtlProcess, errorLines, etcdctl } from '../../../src/harness/etcdctl.js';
+import { waitFor } from '../../../src/harness/wait.js';
 import { startReferenceEtcd } from '../helpers/etcd-reference.js';
 import type { ReferenceEtcd } from '../helpers/etcd-reference.js';
-import { CtlProcess, errorLines, etcdctl } from '../helpers/etcdctl.js';
+import { STORE_TARGETS } from '../helpers/store-targets.js';
+import type { StoreTarget } from '../helpers/store-targets.js';
 import { etcdPackageDefinition } from '../../../src/server/v3rpc/etcd-proto.js';
 
 interface Side {
@@ -43,13 +45,13 @@ async function run(side: Side, args: Args, input?: string): Promise<Outcome> {
   return { code: r.code, stdout: normalize(side, r.stdout), errors: errorLines(r.stderr).map((l) => normalize(side, l)) };
 }
 
-describe('etcdctl: Setpoint answers as etcd 3.4 does', () => {
-  let ours: FixturePort | undefined;
+describe.each(STORE_TARGETS)('etcdctl: Setpoint ($name) answers as etcd 3.4 does', (target) => {
+  let ours: StoreTarget | undefined;
   let ref: ReferenceEtcd | undefined;
   let sides: [Side, Side];
 
   beforeAll(async () => {
-    [ours, ref] = await Promise.all([startFixturePort(), startReferenceEtcd()]);
+    [ours, ref] = await Promise.all([target.start(), startReferenceEtcd()]);
     sides = [
       { name: 'setpoint', endpoint: ours.endpoint, vars: new Map() },
       { name: 'etcd', endpoint: ref.endpoint, vars: new Map() },
@@ -177,9 +179,9 @@ describe('etcdctl: Setpoint answers as etcd 3.4 does', () => {
     const watches = sides.map((s) => new CtlProcess(s.endpoint, ['watch', 'w/', '--prefix', '--prev-kv', `--rev=${start}`]));
     try {
       // History: put w/a, put w/b, delete w/a = 3 events, each printed as type, key, value (+ prev).
-      await waitFor(() => watches.every((w) => w.stdout.includes('DELETE')), 'both watches to replay history');
+      await waitFor('both watches to replay history', () => watches.every((w) => w.stdout.includes('DELETE')));
       await same(['put', 'w/c', '3']);
-      await waitFor(() => watches.every((w) => w.stdout.includes('w/c')), 'both watches to see a live put');
+      await waitFor('both watches to see a live put', () => watches.every((w) => w.stdout.includes('w/c')));
     } finally {
       await Promise.all(watches.map((w) => w.stop()));
     }

@@ -5,7 +5,7 @@ import { startFixturePort } from '../helpers/client-port-harness.js';
 import type { FixturePort } from '../helpers/client-port-harness.js';
 import { startLeaderlessEtcd } from '../helpers/etcd-reference.js';
 import type { ReferenceEtcd } from '../helpers/etcd-reference.js';
-import { errorLines, etcdctl } from '../helpers/etcdctl.js';
+import { errorLines, etcdctl } from '../../../src/harness/etcdctl.js';
 
 describe('without a leader, as etcd 3.4', () => {
   let fx: FixturePort | undefined;

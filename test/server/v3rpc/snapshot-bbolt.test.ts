@@ -9,7 +9,7 @@ import { startFixturePort } from '../helpers/client-port-harness.js';
 import type { FixturePort } from '../helpers/client-port-harness.js';
 import { startReferenceEtcdOn } from '../helpers/etcd-reference.js';
 import type { ReferenceEtcd } from '../helpers/etcd-reference.js';
-import { etcdctl } from '../helpers/etcdctl.js';
+import { etcdctl } from '../../../src/harness/etcdctl.js';
 
 interface JsonKv {
   readonly key: string;
