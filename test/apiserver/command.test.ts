@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../jepsen-lite/src/ports.js';
+import { freePort } from '../../src/harness/free-port.js';
 import { issueClientCert, type KeyPair } from '../../src/apiserver/pki/certificates.js';
 import { startReferenceEtcd, type ReferenceEtcd } from '../server/helpers/etcd-reference.js';
 import { waitFor } from '../server/helpers/client-port-harness.js';
