@@ -49,7 +49,14 @@ export interface WatchOptions {
 type Callback = (err: ServiceError | null, res?: unknown) => void;
 type UnaryFn = (req: object, md: Metadata, opts: { deadline: number }, cb: Callback) => void;
 
-const EMPTY = Buffer.alloc(0);
+/**
+ * range_end for a request, or nothing: etcd tells an empty range_end that was sent ("every key from key on")
+ * from one that was not (the key alone), so a single key must go without the field.
+ */
+function rangeEndField(key: Bytes, o: { readonly prefix?: boolean; readonly rangeEnd?: Bytes }): { rangeEnd?: Buffer } {
+  const end = o.prefix ? prefixEnd(key) : o.rangeEnd !== undefined ? toBuffer(o.rangeEnd) : undefined;
+  return end && end.length > 0 ? { rangeEnd: end } : {};
+}
 
 function revisionOf(h: WireHeader | null): number {
   return Number(h?.revision ?? 0);
@@ -58,7 +65,7 @@ function revisionOf(h: WireHeader | null): number {
 function wireRange(key: Bytes, o: RangeOptions): object {
   return {
     key: toBuffer(key),
-    rangeEnd: o.prefix ? prefixEnd(key) : o.rangeEnd !== undefined ? toBuffer(o.rangeEnd) : EMPTY,
+    ...rangeEndField(key, o),
     limit: String(o.limit ?? 0),
     revision: String(o.revision ?? 0),
     keysOnly: o.keysOnly ?? false,
@@ -72,7 +79,7 @@ function wirePut(key: Bytes, value: Bytes, o: PutOptions): object {
 }
 
 function wireDelete(key: Bytes, o: DeleteOptions): object {
-  return { key: toBuffer(key), rangeEnd: o.prefix ? prefixEnd(key) : o.rangeEnd !== undefined ? toBuffer(o.rangeEnd) : EMPTY, prevKv: o.prevKv ?? false };
+  return { key: toBuffer(key), ...rangeEndField(key, o), prevKv: o.prevKv ?? false };
 }
 
 function wireCompare(c: Compare): object {
@@ -228,7 +235,7 @@ export class EtcdClient {
   watch(key: Bytes, opts: WatchOptions = {}): ClientWatch {
     const spec = {
       key: toBuffer(key),
-      ...(opts.prefix ? { rangeEnd: prefixEnd(key) } : opts.rangeEnd !== undefined ? { rangeEnd: toBuffer(opts.rangeEnd) } : {}),
+      ...rangeEndField(key, opts),
       startRevision: opts.startRevision ?? 0,
       prevKv: opts.prevKv ?? false,
       progressNotify: opts.progressNotify ?? false,

@@ -147,7 +147,7 @@ export class WatchStream implements WatchCarrier {
     this.stream.call.write({
       createRequest: {
         key: s.key,
-        rangeEnd: s.rangeEnd ?? Buffer.alloc(0),
+        ...(s.rangeEnd && s.rangeEnd.length > 0 ? { rangeEnd: s.rangeEnd } : {}),
         startRevision: String(w.nextStartRevision()),
         progressNotify: s.progressNotify,
         prevKv: s.prevKv,

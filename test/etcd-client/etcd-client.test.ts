@@ -79,6 +79,21 @@ describe.each(STORE_KINDS)('etcd client on %s', (kind) => {
     expect(await c.get('kv/a')).toBeUndefined();
   });
 
+  it('reads and deletes a single key alone, never the keys after it', async () => {
+    await c.put('one/b', '1');
+    await c.put('one/c', '2');
+    expect((await c.range('one/a')).kvs).toEqual([]);
+    expect((await c.deleteRange('one/a')).deleted).toBe(0);
+    const t = await c.txn({ compare: [], success: [{ range: { key: 'one/a' } }, { deleteRange: { key: 'one/a' } }] });
+    expect(t.results).toMatchObject([{ kind: 'range', range: { kvs: [] } }, { kind: 'deleteRange', deleted: 0 }]);
+    const w = c.watch('one/a', { startRevision: 1 });
+    await c.put('one/a', 'mine');
+    const got = eventsOf(await take(w, (bs) => eventsOf(bs).length >= 1));
+    expect(got.map((e) => e.key)).toEqual(['one/a']);
+    w.cancel();
+    expect((await c.range('one/', { prefix: true })).count).toBe(3);
+  });
+
   it('runs transactions: compares, both branches, results per op', async () => {
     const created = await c.txn({
       compare: [{ key: 'txn/x', target: 'MOD', result: 'EQUAL', revision: 0 }],
