@@ -30,6 +30,12 @@ export interface EtcdClientOptions {
   readonly maxReceiveBytes?: number;
   /** Largest watch response put back together from fragments (64 MiB). */
   readonly maxWatchResponseBytes?: number;
+  /**
+   * Whether the store answers progress requests in order with events, so an answer may move watches on
+   * (etcd >= 3.4.31 / 3.5.13, where etcd-io/etcd#15220 is fixed; Kubernetes relies on them only there).
+   * Off by default: answers are handed on as claims (WatchBatch.requested).
+   */
+  readonly trustProgressRequests?: boolean;
   /** A watch whose consumer holds more than this is set aside on the server until it catches up. */
   readonly watchBufferEvents?: number;
   readonly watchBufferBytes?: number;
@@ -126,6 +132,8 @@ export class EtcdClient {
   private readonly callTimeoutMs: number;
   private readonly attemptTimeoutMs: number;
   private readonly watchLimits: { maxBufferedEvents: number; maxBufferedBytes: number };
+  /** Answers to progress requests move watches on (see EtcdClientOptions.trustProgressRequests). */
+  readonly trustsProgressRequests: boolean;
 
   constructor(opts: EtcdClientOptions) {
     this.pool = new EndpointPool(opts.endpoints, {
@@ -137,7 +145,8 @@ export class EtcdClient {
     this.callTimeoutMs = opts.callTimeoutMs ?? 10_000;
     this.attemptTimeoutMs = opts.attemptTimeoutMs ?? 5_000;
     this.watchLimits = { maxBufferedEvents: opts.watchBufferEvents ?? 10_000, maxBufferedBytes: opts.watchBufferBytes ?? 16 * 1024 * 1024 };
-    this.watches = new WatchStream(this.pool, this.log, { maxFragmentBytes: opts.maxWatchResponseBytes ?? 64 * 1024 * 1024 });
+    this.trustsProgressRequests = opts.trustProgressRequests ?? false;
+    this.watches = new WatchStream(this.pool, this.log, { maxFragmentBytes: opts.maxWatchResponseBytes ?? 64 * 1024 * 1024, trustProgressRequests: this.trustsProgressRequests });
   }
 
   /** The endpoint calls go to now. */

@@ -28,6 +28,8 @@ interface Fragments {
 export interface WatchStreamOptions {
   /** Largest response put back together from fragments. */
   readonly maxFragmentBytes: number;
+  /** The store sends answers to progress requests in order with events (etcd >= 3.4.31, 3.5.13). */
+  readonly trustProgressRequests: boolean;
 }
 
 export class WatchStream implements WatchCarrier {
@@ -231,8 +233,14 @@ export class WatchStream implements WatchCarrier {
       return;
     }
     if (res.watchId === '-1') {
-      // A WatchProgressRequest's answer, sent once every watch on the stream is synced: it holds for all.
-      if (res.events.length === 0 && !res.canceled) for (const w of this.byId.values()) w.progress(revision);
+      // A WatchProgressRequest's answer, for every watch on the stream. A store with etcd-io/etcd#15220 may
+      // send it ahead of events it covers: unless trusted it must not move a watch past them.
+      if (res.events.length === 0 && !res.canceled) {
+        for (const w of this.byId.values()) {
+          if (this.opts.trustProgressRequests) w.progress(revision);
+          else w.progressClaim(revision);
+        }
+      }
       return;
     }
     const w = this.byId.get(res.watchId);

@@ -18,12 +18,16 @@ export interface WatchEvent {
 
 /**
  * Events of one or more whole revisions (a revision is never split across batches), or — with no events and
- * `progress` set — word that every event up to `revision` has been delivered.
+ * `progress` set — word that every event up to `revision` has been delivered. With `requested` also set it
+ * is the store's answer to a progress request, which stores with etcd-io/etcd#15220 (etcd before 3.4.31 and
+ * 3.5.13) may send ahead of events up to `revision` still on their way: a claim, not a fact, unless the
+ * client was told to trust such answers.
  */
 export interface WatchBatch {
   readonly events: readonly WatchEvent[];
   readonly revision: number;
   readonly progress: boolean;
+  readonly requested: boolean;
 }
 
 export interface WatchSpec {
@@ -128,17 +132,29 @@ export class ClientWatch implements AsyncIterable<WatchBatch> {
     if (!lastEvent) return;
     // Events of a revision after `last` all come in this batch, so `last` moves past whole revisions only.
     this.last = lastEvent.kv.modRevision;
-    this.push({ events, revision: this.last, progress: false }, events.length, bytes);
+    this.push({ events, revision: this.last, progress: false, requested: false }, events.length, bytes);
   }
 
+  /** A progress notification the watch can rely on: it resumes after `revision` from now on. */
   progress(revision: number): void {
     // One at the revision already reached still tells the consumer that nothing newer is missing.
     if (this.isDone || revision < this.last) return;
     this.last = revision;
+    this.pushProgress(revision, false);
+  }
+
+  /** An answer to a progress request that may have overtaken events: passed on, the resume point kept. */
+  progressClaim(revision: number): void {
+    if (this.isDone || revision < this.last) return;
+    this.pushProgress(revision, true);
+  }
+
+  private pushProgress(revision: number, requested: boolean): void {
     const tail = this.buffer.at(-1);
-    // Consecutive notifications say the same thing; the newest is enough.
-    if (tail?.batch.progress) this.buffer[this.buffer.length - 1] = { batch: { events: [], revision, progress: true }, bytes: tail.bytes };
-    else this.push({ events: [], revision, progress: true }, 0, 16);
+    const batch = { events: [], revision, progress: true, requested };
+    // Consecutive notifications of one kind say the same thing; the newest is enough.
+    if (tail?.batch.progress && tail.batch.requested === requested) this.buffer[this.buffer.length - 1] = { batch, bytes: tail.bytes };
+    else this.push(batch, 0, 16);
   }
 
   fail(e: EtcdClientError): void {

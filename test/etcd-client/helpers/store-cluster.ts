@@ -115,8 +115,13 @@ export class StoreTestCluster {
   }
 
   /** A client of this cluster, closed by stop(). */
-  client(opts: { endpoints?: readonly string[]; tls?: TlsFiles; callTimeoutMs?: number } = {}): EtcdClient {
-    const c = new EtcdClient({ endpoints: opts.endpoints ?? this.endpoints(), callTimeoutMs: opts.callTimeoutMs ?? 15_000, ...(opts.tls ? { tls: opts.tls } : this.clientTls()) });
+  client(opts: { endpoints?: readonly string[]; tls?: TlsFiles; callTimeoutMs?: number; trustProgressRequests?: boolean } = {}): EtcdClient {
+    const c = new EtcdClient({
+      endpoints: opts.endpoints ?? this.endpoints(),
+      callTimeoutMs: opts.callTimeoutMs ?? 15_000,
+      trustProgressRequests: opts.trustProgressRequests ?? false,
+      ...(opts.tls ? { tls: opts.tls } : this.clientTls()),
+    });
     this.clients.push(c);
     return c;
   }
