@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import type { EtcdClient } from '../../../etcd-client/etcd-client.js';
 import { EtcdClientError } from '../../../etcd-client/errors.js';
+import { prefixEnd } from '../../../etcd-client/types.js';
 import type { Op, OpResult } from '../../../etcd-client/types.js';
 import { alreadyExists, guardFailed, notFound, tooLargeResourceVersion } from '../errors.js';
 import { NO_CHANGE } from '../interface.js';
@@ -165,6 +166,26 @@ export class EtcdStorage implements Storage {
   requestWatchProgress(): Promise<void> {
     this.client.requestProgress();
     return Promise.resolve();
+  }
+
+  /** Whether the store's answers to progress requests can be relied on (the client was told so). */
+  get progressRequestsTrusted(): boolean {
+    return this.client.trustsProgressRequests;
+  }
+
+  /** Every key under `prefix` with its mod_revision, as of `revision` (keys only, read in pages). */
+  async keyRevisions(prefix: string, revision: number): Promise<Map<string, number>> {
+    return this.mapErrors(prefix, async () => {
+      const out = new Map<string, number>();
+      const end = prefixEnd(prefix);
+      for (let from = prefix; ; ) {
+        const r = await this.client.range(from, { rangeEnd: end, revision, keysOnly: true, limit: this.pageSize });
+        for (const kv of r.kvs) out.set(kv.key.toString(), kv.modRevision);
+        const last = r.kvs.at(-1);
+        if (!r.more || !last) return out;
+        from = last.key.toString() + '\0';
+      }
+    });
   }
 
   /** Ends this storage's watches; the client is its owner's to close. */

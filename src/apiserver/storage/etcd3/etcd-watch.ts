@@ -12,6 +12,7 @@ import type { ClientWatch, WatchEvent as EtcdEvent } from '../../../etcd-client/
 import { expiredStatus, internalErrorStatus, tooOldResourceVersion } from '../errors.js';
 import type { Predicate, StoredObject, Watch, WatchEvent, WatchOptions } from '../interface.js';
 import { decodeObject } from './codec.js';
+import { stoppingIterator } from '../watch-iterator.js';
 
 export interface EtcdWatchContext {
   readonly client: EtcdClient;
@@ -56,14 +57,7 @@ export class EtcdStorageWatch implements Watch {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
-    const gen = this.run();
-    return {
-      next: () => gen.next(),
-      return: async () => {
-        this.stop();
-        return gen.return(undefined);
-      },
-    };
+    return stoppingIterator(this.run(), () => this.stop());
   }
 
   private openWatch(startRevision: number): ClientWatch {
@@ -92,7 +86,8 @@ export class EtcdStorageWatch implements Watch {
       }
       for await (const batch of cw) {
         if (batch.progress) {
-          if (this.opts.allowBookmarks) yield { type: 'BOOKMARK', object: { metadata: { resourceVersion: String(batch.revision) } } };
+          // A claim the store may have sent ahead of events is no bookmark: a client resuming from it could miss them.
+          if (this.opts.allowBookmarks && !batch.requested) yield { type: 'BOOKMARK', object: { metadata: { resourceVersion: String(batch.revision) } } };
           continue;
         }
         for (const e of batch.events) {
