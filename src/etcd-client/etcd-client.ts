@@ -77,6 +77,7 @@ function wireRange(key: Bytes, o: RangeOptions): object {
     keysOnly: o.keysOnly ?? false,
     countOnly: o.countOnly ?? false,
     serializable: o.serializable ?? false,
+    ...(o.minModRevision !== undefined ? { minModRevision: String(o.minModRevision) } : {}),
   };
 }
 

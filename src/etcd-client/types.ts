@@ -26,6 +26,8 @@ export interface RangeOptions {
   readonly countOnly?: boolean;
   /** Served by the member asked, without a quorum: may be stale. */
   readonly serializable?: boolean;
+  /** Only keys last written at or after this revision (etcd filters before the limit, not before count). */
+  readonly minModRevision?: number;
 }
 
 export interface RangeResult {

@@ -70,6 +70,9 @@ describe.each(STORE_KINDS)('etcd client on %s', (kind) => {
     expect([page.kvs.length, page.more, page.count]).toEqual([1, true, 2]);
     const counted = await c.range('kv/', { prefix: true, countOnly: true });
     expect([counted.kvs.length, counted.count]).toEqual([0, 2]);
+    // min_mod_revision filters before the limit (count still counts every key in the range).
+    const newer = await c.range('kv/', { prefix: true, minModRevision: p3.revision, keysOnly: true, limit: 1 });
+    expect([newer.kvs.map((kv) => kv.key.toString()), newer.count]).toEqual([['kv/a'], 2]);
     const old = await c.range('kv/a', { revision: p1.revision });
     expect(old.kvs[0]?.value.toString()).toBe('1');
 

@@ -85,6 +85,45 @@ describe.each(STORE_KINDS)('watch cache on %s', (kind) => {
     expect(rv0.items).toHaveLength(30);
   });
 
+  it('never serves a consistent list from a cache whose events are late, and serves it once they came', async () => {
+    // Events reach this cache 400 ms late: until then the store has moved on from what the cache holds.
+    const late = new EtcdStorage({ client: cluster.client() });
+    const lateWatch = late.watch.bind(late);
+    late.watch = (key, o) => {
+      const w = lateWatch(key, o);
+      const it = w[Symbol.asyncIterator]();
+      return {
+        stop: () => w.stop(),
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            const r = await it.next();
+            await new Promise((res) => setTimeout(res, 400));
+            return r;
+          },
+        }),
+      };
+    };
+    const prefix = `/registry/late-${kind}/`;
+    const c = new Cacher({ storage: late, resourcePrefix: prefix });
+    cachers.push(c);
+    await c.whenReady();
+    await etcd.create(`${prefix}default/a`, pod('a'));
+    expect((await c.list(prefix)).items.map((o) => o.metadata.name)).toEqual(['a']);
+    await etcd.delete(`${prefix}default/a`);
+    expect((await c.list(prefix)).items).toEqual([]);
+    await etcd.create(`${prefix}default/b`, pod('b'));
+    await etcd.delete(`${prefix}default/b`);
+    await etcd.create(`${prefix}default/c`, pod('c'));
+    expect((await c.list(prefix)).items.map((o) => o.metadata.name)).toEqual(['c']);
+    // Writes elsewhere only: the store confirms the cache holds the state at the newer revision.
+    const head = (await client.put(`/elsewhere/late-${kind}`, 'x')).revision;
+    const verified = c.stats().verifiedReads;
+    const list = await c.list(prefix);
+    expect([list.items.map((o) => o.metadata.name), Number(list.resourceVersion) >= head]).toEqual([['c'], true]);
+    expect(c.stats().verifiedReads).toBe(verified + 1);
+    expect(c.stats().consistentFallbacks).toBe(0);
+  });
+
   it('replays a watch from inside its window and answers 410 for one older than the window', async () => {
     const { c, prefix } = await cacher({ window: { lowerBound: 10, upperBound: 10 } });
     const objs: StoredObject[] = [];

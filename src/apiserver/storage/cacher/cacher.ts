@@ -5,9 +5,9 @@
 // to reach it. On a store whose answers to progress requests come in order with events, the cache asks for
 // one meanwhile, so an idle resource does not wait for a write. Neither etcd 3.4.23 nor Setpoint's store is
 // such a store (etcd-io/etcd#15220): there the cache, once the write's events had a moment to arrive, asks
-// the store for the resource's keys and mod_revisions at that revision instead — if they are what the cache
-// holds, its contents are the state at that revision. If the cache cannot catch up in time the list is
-// served by the store. Thousands of watchers cost one store watch and a bounded queue each.
+// the store instead whether any key under the prefix was written after the cache's revision, and how many
+// there are, as of the target revision: none newer and as many as the cache holds means the cache holds
+// exactly the state at that revision. If the cache cannot catch up in time the list is served by the store. Thousands of watchers cost one store watch and a bounded queue each.
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { encodeContinue } from '../continue-token.js';
@@ -26,8 +26,8 @@ export interface CacheSource extends Storage {
   requestWatchProgress(): Promise<void>;
   /** Answers to requestWatchProgress come in order with events (etcd >= 3.4.31 / 3.5.13). */
   readonly progressRequestsTrusted: boolean;
-  /** The keys under `prefix` and their mod_revisions as of `revision`. */
-  keyRevisions(prefix: string, revision: number): Promise<Map<string, number>>;
+  /** As of `revision`: the number of keys under `prefix`, and whether any was written after `since`. */
+  changesSince(prefix: string, since: number, revision: number): Promise<{ written: boolean; count: number }>;
 }
 
 export interface CacherOptions {
@@ -185,9 +185,7 @@ export class Cacher implements Storage {
 
   async count(prefix: string): Promise<number> {
     if (!this.owns(prefix) || !this.ready) return this.storage.count(prefix);
-    let n = 0;
-    for (const _ of this.cache.under(prefix.endsWith('/') ? prefix : prefix + '/')) n++;
-    return n;
+    return this.countUnder(prefix.endsWith('/') ? prefix : prefix + '/');
   }
 
   watch(keyOrPrefix: string, opts: WatchOptions = {}): Watch {
@@ -230,31 +228,32 @@ export class Cacher implements Storage {
     for (let round = 0; ; round++) {
       const left = deadline - Date.now();
       if (left <= 0) throw tooLargeResourceVersion(target, this.cache.revision, 1);
-      try {
-        // Untrusted: give the events of a write just made a moment to arrive before asking the store.
-        await this.cache.waitFor(target, trusted ? left : Math.min(left, round === 0 ? 20 : 100), poke);
-      } catch (e) {
-        if (!(e instanceof StorageError && e.code === 'TooLargeResourceVersion')) throw e;
+      // Untrusted, the store is asked first (the resource may be idle); after a no, events get a moment.
+      if (trusted || round > 0) {
+        try {
+          await this.cache.waitFor(target, trusted ? left : Math.min(left, 50), poke);
+        } catch (e) {
+          if (!(e instanceof StorageError && e.code === 'TooLargeResourceVersion')) throw e;
+        }
+        if (this.cache.revision >= target) return serve(this.cache.revision);
+        if (trusted) continue;
       }
+      // Every key there at `target` last written at or before the cache's revision, and as many as the cache
+      // holds: then they are the cache's keys, unchanged, and the cache's contents are the state at `target`.
+      const since = this.cache.revision;
+      const store = await this.storage.changesSince(prefix, since, target).catch(() => undefined);
       if (this.cache.revision >= target) return serve(this.cache.revision);
-      if (trusted) continue;
-      const store = await this.storage.keyRevisions(prefix, target).catch(() => undefined);
-      if (this.cache.revision >= target) return serve(this.cache.revision);
-      if (store && this.holds(prefix, store)) {
+      if (store && !store.written && this.cache.revision === since && store.count === this.countUnder(prefix)) {
         this.verified++;
         return serve(target);
       }
     }
   }
 
-  /** The cache holds exactly these keys at these mod_revisions under `prefix`. */
-  private holds(prefix: string, store: ReadonlyMap<string, number>): boolean {
+  private countUnder(prefix: string): number {
     let n = 0;
-    for (const [k, o] of this.cache.under(prefix)) {
-      if (store.get(k) !== Number(o.metadata.resourceVersion)) return false;
-      n++;
-    }
-    return n === store.size;
+    for (const _ of this.cache.under(prefix)) n++;
+    return n;
   }
 
   private fromMemory(prefix: string, opts: ListOptions, limit: number, revision: number): ListResult {

@@ -7,7 +7,6 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import type { EtcdClient } from '../../../etcd-client/etcd-client.js';
 import { EtcdClientError } from '../../../etcd-client/errors.js';
-import { prefixEnd } from '../../../etcd-client/types.js';
 import type { Op, OpResult } from '../../../etcd-client/types.js';
 import { alreadyExists, guardFailed, notFound, tooLargeResourceVersion } from '../errors.js';
 import { NO_CHANGE } from '../interface.js';
@@ -173,18 +172,17 @@ export class EtcdStorage implements Storage {
     return this.client.trustsProgressRequests;
   }
 
-  /** Every key under `prefix` with its mod_revision, as of `revision` (keys only, read in pages). */
-  async keyRevisions(prefix: string, revision: number): Promise<Map<string, number>> {
+  /**
+   * As of `revision`: how many keys are under `prefix`, and whether any of them was written after `since`.
+   * Two small answers (the store walks the keys, but sends at most one of them back).
+   */
+  async changesSince(prefix: string, since: number, revision: number): Promise<{ written: boolean; count: number }> {
     return this.mapErrors(prefix, async () => {
-      const out = new Map<string, number>();
-      const end = prefixEnd(prefix);
-      for (let from = prefix; ; ) {
-        const r = await this.client.range(from, { rangeEnd: end, revision, keysOnly: true, limit: this.pageSize });
-        for (const kv of r.kvs) out.set(kv.key.toString(), kv.modRevision);
-        const last = r.kvs.at(-1);
-        if (!r.more || !last) return out;
-        from = last.key.toString() + '\0';
-      }
+      const [newer, all] = await Promise.all([
+        this.client.range(prefix, { prefix: true, revision, keysOnly: true, minModRevision: since + 1, limit: 1 }),
+        this.client.range(prefix, { prefix: true, revision, countOnly: true }),
+      ]);
+      return { written: newer.kvs.length > 0, count: all.count };
     });
   }
 
