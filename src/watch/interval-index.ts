@@ -49,12 +49,13 @@ export class IntervalIndex<T> {
       e = { start, end, items: new Set(), inTree: false };
       this.entries.set(k, e);
       this.fresh.push(e);
-      if (this.fresh.length > 16 + (this.tree.length >> 2)) this.build();
     }
     if (e.items.has(item)) return;
     if (e.items.size === 0 && e.inTree) this.emptyInTree--;
     e.items.add(item);
     this.items++;
+    // Only once the item is in: a rebuild drops the entries it finds empty.
+    if (this.fresh.length > 16 + (this.tree.length >> 2)) this.build();
   }
 
   delete(start: string, end: string | null, item: T): boolean {

@@ -31,6 +31,18 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('WatcherGroup', () => {
+  it('finds a watcher whose new range is the one that makes the index rebuild', () => {
+    // The 17th distinct range added to an empty index rebuilds it before its watcher is in: it must not be lost.
+    const g = new WatcherGroup();
+    const ws = Array.from({ length: 40 }, (_, i) => watcher(i, { start: `/p${String(i).padStart(2, '0')}/`, end: `/p${String(i).padStart(2, '0')}0` }));
+    for (const w of ws) g.add(w);
+    ws.forEach((w, i) => {
+      const found: Watcher[] = [];
+      g.forKey(`/p${String(i).padStart(2, '0')}/k`, (x) => found.push(x));
+      expect(found, `watcher ${i}`).toEqual([w]);
+    });
+  });
+
   it('finds exactly the watchers whose range holds a key', () => {
     fc.assert(
       fc.property(fc.array(arbOp, { maxLength: 400 }), (ops) => {

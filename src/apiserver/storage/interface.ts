@@ -7,6 +7,9 @@
 // object's etcd mod_revision on the way out and never stores it. Keys are whole etcd keys under the API
 // server's --etcd-prefix, laid out as Kubernetes lays them out: `<prefix>/<resource>/<namespace>/<name>` for
 // namespaced kinds, `<prefix>/<resource>/<name>` for cluster-scoped ones.
+//
+// Objects the storage returns are read-only: the watch cache hands the same (frozen) object to every reader,
+// so a caller that wants to change one copies it first. Only tryUpdate's argument is the caller's to change.
 
 /** A decoded API object. Only metadata is known to the storage. */
 export interface StoredObject {
@@ -119,6 +122,11 @@ export interface WatchOptions {
   readonly predicate?: Predicate;
   /** Send BOOKMARK events now and then (only when the client asked: allowWatchBookmarks). */
   readonly allowBookmarks?: boolean;
+  /**
+   * The watch's timeoutSeconds: it ends by itself then (the iteration finishes), and the cache sends a
+   * BOOKMARK just before, as Kubernetes does, so the client resumes from a recent resourceVersion.
+   */
+  readonly timeoutSeconds?: number;
 }
 
 /** A running watch: events in order until it ends (stop(), the storage closing, or an ERROR event). */
@@ -166,17 +174,28 @@ export type StorageErrorCode =
   /** A guard's key changed or went away: the caller's precondition on another object no longer holds. */
   | 'GuardFailed'
   | 'InvalidContinue'
+  /** A malformed resourceVersion, or one given with a continue token: 400 BadRequest with the message. */
+  | 'BadRequest'
   /** The store did not answer (unavailable, timed out). */
   | 'Unavailable'
   | 'RequestTooLarge';
 
+/**
+ * Messages are Kubernetes' own: for Conflict (a failed precondition) the storage's text that the handlers wrap
+ * as `Operation cannot be fulfilled on <resource> "<name>": <message>`; for Expired, TooLargeResourceVersion,
+ * BadRequest and InvalidContinue the Status message itself.
+ */
 export class StorageError extends Error {
   constructor(
     readonly code: StorageErrorCode,
     message: string,
     readonly key?: string,
-    /** For GuardFailed: which guard. For Conflict/Expired: the store's current revision, when known. */
-    readonly detail?: { readonly guard?: Guard; readonly currentRevision?: number },
+    /**
+     * For GuardFailed: which guard. For Conflict/Expired: the store's current revision, when known. For an
+     * expired continue token: `continue`, a token that goes on at the latest revision (Kubernetes puts it in
+     * the 410 Status's metadata.continue). For TooLargeResourceVersion: `retryAfterSeconds` (details).
+     */
+    readonly detail?: { readonly guard?: Guard; readonly currentRevision?: number; readonly continue?: string; readonly retryAfterSeconds?: number },
   ) {
     super(message);
     this.name = 'StorageError';
