@@ -39,6 +39,7 @@ export function statusFromStorageError(err: StorageError, ctx: StorageErrorConte
     case 'TooLargeResourceVersion':
       return statuses.tooLargeResourceVersion(err.message);
     case 'InvalidContinue':
+    case 'BadRequest':
       return statuses.badRequest(err.message);
     case 'Unavailable':
       return statuses.serverTimeout(ctx.resource, ctx.operation, 2);

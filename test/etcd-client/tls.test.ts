@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EtcdClient } from '../../src/etcd-client/etcd-client.js';
 import { EtcdClientError } from '../../src/etcd-client/errors.js';
-import { makePeerCert } from '../server/helpers/test-certs.js';
+import { makeTlsFiles } from '../../src/harness/tls-files.js';
 import { STORE_KINDS, StoreTestCluster } from './helpers/store-cluster.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'setpoint-apistore-tls-'));
-const cert = makePeerCert(dir, 'member');
-const other = makePeerCert(dir, 'stranger');
+const cert = makeTlsFiles(dir, 'member');
+const other = makeTlsFiles(dir, 'stranger');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.each(STORE_KINDS)('etcd client over TLS on %s', (kind) => {

@@ -5,11 +5,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { registerChild } from '../../../jepsen-lite/src/children.js';
+import { join } from 'node:path';
+import { registerChild } from '../../../src/harness/children.js';
+import { freePort } from '../../../src/harness/free-port.js';
+import { setpointMain } from '../../../src/harness/setpoint-main.js';
 import { EtcdClient } from '../../../src/etcd-client/etcd-client.js';
 import type { TlsFiles } from '../../../src/etcd-client/endpoints.js';
 
@@ -38,36 +38,6 @@ interface Member {
   exited: Promise<void> | undefined;
 }
 
-const taken = new Set<number>();
-
-/** A port below the ephemeral range (a killed member comes back on it), in a block per vitest worker. */
-async function freePort(): Promise<number> {
-  const block = Number(process.env.VITEST_POOL_ID ?? '1') % 16;
-  const base = 12_000 + block * 450;
-  for (let i = 0; i < 450; i++) {
-    const port = base + Math.floor(Math.random() * 450);
-    if (taken.has(port) || !(await canListen(port))) continue;
-    taken.add(port);
-    return port;
-  }
-  throw new Error(`no free port in ${base}..${base + 449}`);
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
-function mainJs(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    const p = join(dir, 'dist', 'src', 'cli', 'main.js');
-    if (existsSync(join(dir, 'package.json')) && existsSync(p)) return p;
-  }
-  throw new Error('dist/src/cli/main.js not found: run `npm run build` first');
-}
 
 export class StoreTestCluster {
   private readonly members: Member[] = [];
@@ -153,7 +123,7 @@ export class StoreTestCluster {
       ...(this.opts.flags ?? []),
     ];
     const fd = openSync(m.log, 'a');
-    const [cmd, pre] = this.kind === 'etcd' ? ['etcd', []] : [process.execPath, [mainJs(), 'store']];
+    const [cmd, pre] = this.kind === 'etcd' ? ['etcd', []] : [process.execPath, [setpointMain(), 'store']];
     const env = { ...process.env, SETPOINT_LOG_FORMAT: 'json' };
     const proc = spawn(cmd, [...pre, ...args], { env, stdio: ['ignore', fd, fd] });
     closeSync(fd);
