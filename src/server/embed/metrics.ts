@@ -3,6 +3,7 @@
 // as it runs; the client port updates the gRPC ones itself.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 import type { MemberMetrics } from '../member/member-metrics.js';
+import { LoopDelayMonitor } from './loop-delay.js';
 
 /** go-grpc-prometheus's labels, which etcd's /metrics carries. */
 export type GrpcLabels = 'grpc_type' | 'grpc_service' | 'grpc_method';
@@ -75,8 +76,59 @@ export interface EtcdMetrics extends MemberMetrics {
 export interface MetricsOptions {
   /** The version etcd_server_version reports. */
   readonly serverVersion?: string;
-  /** Add Node's process metrics (process_*, nodejs_*), as etcd exposes Go's process_* ones. */
+  /**
+   * Add Node's process metrics (process_*, nodejs_*), as etcd exposes Go's process_* ones, and the
+   * member's event-loop delay (setpoint_event_loop_*, embed/loop-delay.ts).
+   */
   readonly processMetrics?: boolean;
+}
+
+/** The loop-delay summary, in Prometheus' summary form; prom-client's own Summary takes observations one by one. */
+function loopDelaySummary(monitor: LoopDelayMonitor): object {
+  const name = 'setpoint_event_loop_delay_seconds';
+  const help = 'Event-loop delay (wall clock, 1 ms resolution): quantiles since the previous scrape, count and sum since start.';
+  return {
+    name,
+    help,
+    type: 'summary',
+    aggregator: 'sum',
+    get: () => {
+      const w = monitor.window('summary');
+      return {
+        name,
+        help,
+        type: 'summary',
+        aggregator: 'sum',
+        values: [
+          ...w.quantiles.map(([quantile, value]) => ({ labels: { quantile }, value })),
+          { metricName: `${name}_sum`, labels: {}, value: w.sum },
+          { metricName: `${name}_count`, labels: {}, value: w.count },
+        ],
+      };
+    },
+    reset: () => undefined,
+  };
+}
+
+function loopDelayMetrics(registry: Registry): void {
+  const monitor = new LoopDelayMonitor();
+  registry.registerMetric(loopDelaySummary(monitor) as Parameters<Registry['registerMetric']>[0]);
+  new Gauge({
+    name: 'setpoint_event_loop_delay_max_seconds',
+    help: 'The largest event-loop delay (wall clock) since the previous scrape.',
+    registers: [registry],
+    collect() {
+      this.set(monitor.window('max').max);
+    },
+  });
+  new Gauge({
+    name: 'setpoint_event_loop_held_max_seconds',
+    help: "The longest the member's own running held its event loop since the previous scrape (time the loop's thread ran; waiting for a CPU is not counted).",
+    registers: [registry],
+    collect() {
+      this.set(monitor.heldMax());
+    },
+  });
 }
 
 export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
@@ -100,7 +152,10 @@ export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
     registers,
   });
   version.set({ server_version: opts.serverVersion ?? '3.4.23' }, 1);
-  if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (opts.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry });
+    loopDelayMetrics(registry);
+  }
 
   return {
     registry,
