@@ -3,48 +3,9 @@
 // as it runs; the client port updates the gRPC ones itself.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 import type { MemberMetrics } from '../member/member-metrics.js';
+import type { GrpcLabels, GrpcMetrics } from '../grpc/call-metrics.js';
+import { HotCounter } from '../grpc/call-metrics.js';
 import { LoopDelayMonitor } from './loop-delay.js';
-
-/** go-grpc-prometheus's labels, which etcd's /metrics carries. */
-export type GrpcLabels = 'grpc_type' | 'grpc_service' | 'grpc_method';
-export type GrpcType = 'unary' | 'client_stream' | 'server_stream' | 'bidi_stream';
-
-export interface GrpcMetrics {
-  /** grpc_server_started_total: RPCs started, by type, service and method. */
-  readonly started: Counter<GrpcLabels>;
-  /** grpc_server_handled_total: RPCs completed, with their status as grpc_code ("OK", "InvalidArgument", …). */
-  readonly handled: Counter<GrpcLabels | 'grpc_code'>;
-  /** grpc_server_msg_received_total: stream messages received (one per unary call). */
-  readonly msgReceived: Counter<GrpcLabels>;
-  /** grpc_server_msg_sent_total: stream messages sent (one per successful unary call). */
-  readonly msgSent: Counter<GrpcLabels>;
-  /** etcd_network_client_grpc_received_bytes_total: request bytes read from clients. */
-  readonly receivedBytes: Counter;
-  /** etcd_network_client_grpc_sent_bytes_total: response bytes sent to clients. */
-  readonly sentBytes: Counter;
-  /** Wraps a counter (or labelled child) of this set for hot paths: see HotCounter. */
-  hot(counter: { inc(by: number): void }): HotCounter;
-}
-
-/**
- * A counter bumped on hot paths (every gRPC call, message and byte count). prom-client's inc() validates
- * and hashes on each call; this adds to a plain number and hands the sum over whenever /metrics is read.
- */
-export class HotCounter {
-  private pending = 0;
-
-  constructor(private readonly counter: { inc(by: number): void }) {}
-
-  inc(by = 1): void {
-    this.pending += by;
-  }
-
-  flush(): void {
-    if (this.pending === 0) return;
-    this.counter.inc(this.pending);
-    this.pending = 0;
-  }
-}
 
 /**
  * Everything on /metrics. The MemberMetrics part (member/member-metrics.ts) is what the member updates as it runs:
