@@ -7,7 +7,8 @@ import type { ChannelOptions } from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { StoreApi } from '../member/store-api.js';
-import type { EtcdMetrics } from '../embed/metrics.js';
+import type { Gauge } from 'prom-client';
+import type { GrpcMetrics } from '../grpc/call-metrics.js';
 import type { EdgeContext } from './edge.js';
 import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES, bidiCore, unaryCore } from './edge.js';
 import type { FastUnaryMethod } from '../grpc/fast-unary.js';
@@ -27,7 +28,8 @@ import { healthService } from './health-service.js';
 export interface EtcdGrpcOptions {
   readonly store: StoreApi;
   readonly logger: Logger;
-  readonly metrics: EtcdMetrics;
+  /** The counters the services keep: gRPC's per call, and the open Watch streams (etcd_debugging_mvcc_watch_stream_total). */
+  readonly metrics: { readonly grpc: GrpcMetrics; readonly watchStreams: Gauge };
   /** etcd's --max-request-bytes (1.5 MiB by default). */
   readonly maxRequestBytes?: number;
   /** The member's election timeout: how often leader loss is checked for leader-requiring streams. */
