@@ -88,7 +88,11 @@ async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: bool
 export interface UnaryOptions<Req> {
   /** True for requests etcd proposes through Raft: they must fit MaxRequestBytes. */
   readonly proposal?: (req: Req) => boolean;
-  /** etcd's v3rpc request checks, which take precedence over the size limit (the store repeats them). */
+  /**
+   * etcd's v3rpc request checks, run here only for a request over the size limit: the member checks every
+   * request it is given (one place, member.put/deleteRange/txn), but etcd answers an oversized request
+   * that is also invalid with the check's error, so for that one request the check must come first.
+   */
   readonly validate?: (req: Req) => void;
   /** True for requests a learner serves (etcd: serializable Range and Status). */
   readonly learnerOk?: (req: Req) => boolean;
