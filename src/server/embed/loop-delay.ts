@@ -1,22 +1,30 @@
 // How long the member's event loop, the one thread that ticks Raft, applies entries and serves clients,
 // was kept from running what was due. Three figures on /metrics:
 //
-// - setpoint_event_loop_delay_seconds (summary) and setpoint_event_loop_delay_max_seconds (gauge): Node's
-//   monitorEventLoopDelay at a 1 ms resolution, in wall-clock time, since the previous scrape. A coarser
-//   resolution hides up to its own length in every sample (a 10 ms timer reads a 55 ms stall as 45).
-// - setpoint_event_loop_held_max_seconds (gauge): the longest the loop was held by the member's own
-//   running since the previous scrape. Wall-clock delay also counts the time the OS gave the CPU to other
+// - setpoint_event_loop_delay_seconds (summary): Node's monitorEventLoopDelay at a 1 ms resolution, since
+//   the member started (a coarser resolution hides up to its own length in every sample: a 10 ms timer
+//   reads a 55 ms stall as 45). It is never reset: Node's reset() drops the sample that spans the reset,
+//   which is where a stall right after a scrape would be.
+// - setpoint_event_loop_delay_max_seconds (gauge): the largest wall-clock delay since the previous scrape,
+//   from this file's own sampler: how late its timer fired, every millisecond while the loop is busy.
+// - setpoint_event_loop_held_max_seconds (gauge): the longest the loop was held by the member's own running
+//   since the previous scrape. Wall-clock delay also counts the time the OS gave the CPU to other
 //   processes, which on a shared machine is most of it (two cores, a dozen runnable processes: a thread
 //   runs a quarter of the time), so it cannot tell a member that holds its loop from a member that waits
 //   for a CPU. This one counts, for each stretch between two samples, only the time the loop's thread
-//   ran in it; the first figures are what a client feels, this one is what the member did.
+//   ran in it; the delay is what a client feels, this is what the member did.
 import { openSync, readSync } from 'node:fs';
 import type { IntervalHistogram } from 'node:perf_hooks';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** monitorEventLoopDelay's timer, in ms. Its samples are the time between firings: the resolution plus the delay. */
 const RESOLUTION_MS = 1;
-/** The held sampler looks every millisecond while the loop is busy, every 10 ms while it mostly waits. */
+/**
+ * The sampler looks every millisecond while the loop is busy, every 10 ms while it mostly waits (a timer
+ * every millisecond costs an idle member about 5% of a core here, in wake-ups alone). A stall that begins
+ * while it waits is measured short by up to 10 ms in wall-clock time, never in the held figure: a waiting
+ * thread does not run, so the stretch's run time is the stall's.
+ */
 const FINE_MS = 1;
 const COARSE_MS = 10;
 /**
@@ -27,11 +35,10 @@ const COARSE_MS = 10;
 const TICK_ALLOWANCE_MS = 10;
 const QUANTILES = [0.5, 0.9, 0.99, 0.999] as const;
 
-/** The loop-delay figures since the previous scrape. */
-export interface LoopDelayWindow {
-  /** Delays in seconds at QUANTILES, the largest, and how many samples and their sum. */
+/** The loop-delay summary since the member started. */
+export interface LoopDelaySummary {
+  /** Delays in seconds at QUANTILES, and how many samples and their sum. */
   readonly quantiles: readonly (readonly [number, number])[];
-  readonly max: number;
   readonly count: number;
   readonly sum: number;
 }
@@ -58,22 +65,25 @@ function threadRunTime(): (() => number) | undefined {
 }
 
 /**
- * The longest stretch the loop's thread ran between two samples. Each stretch's figure is the least of
- * three upper bounds on that thread's running: the stretch's wall-clock length, the whole process's CPU
- * time in it (exact, but other threads count too: garbage collection helpers, storage), and the thread's
- * own run time plus a scheduler tick. Where the thread's run time cannot be read, the process's counts.
+ * Samples the loop: for each stretch between two firings of its timer, how late the timer fired (wall
+ * clock) and how long the loop's thread ran. The held figure of a stretch is the least of three upper
+ * bounds on that thread's running: the stretch's wall-clock length, the whole process's CPU time in it
+ * (exact, but other threads count too: garbage collection helpers, storage), and the thread's own run time
+ * plus a scheduler tick. Where the thread's run time cannot be read, the process's counts.
  */
-class HeldSampler {
+class LoopSampler {
   private readonly runTime = threadRunTime();
   private lastWall = performance.now();
   private lastCpu = process.cpuUsage();
   private lastRun: number;
-  private max = 0;
+  private period = FINE_MS;
+  private heldMax = 0;
+  private delayMax = 0;
   private timer: NodeJS.Timeout;
 
   constructor() {
     this.lastRun = this.runTime?.() ?? 0;
-    this.timer = setTimeout(() => this.tick(), FINE_MS).unref();
+    this.timer = setTimeout(() => this.tick(), this.period).unref();
   }
 
   private tick(): void {
@@ -86,17 +96,21 @@ class HeldSampler {
       held = Math.min(held, (run - this.lastRun) / 1e6 + TICK_ALLOWANCE_MS);
       this.lastRun = run;
     }
-    if (held > this.max) this.max = held;
+    if (held > this.heldMax) this.heldMax = held;
+    const late = stretch - this.period;
+    if (late > this.delayMax) this.delayMax = late;
     this.lastWall = wall;
     this.lastCpu = cpu;
-    this.timer = setTimeout(() => this.tick(), held > stretch / 2 ? FINE_MS : COARSE_MS).unref();
+    this.period = held > stretch / 2 ? FINE_MS : COARSE_MS;
+    this.timer = setTimeout(() => this.tick(), this.period).unref();
   }
 
-  /** The longest held stretch since the previous call, in seconds. */
-  take(): number {
-    const m = this.max;
-    this.max = 0;
-    return m / 1000;
+  /** The longest held stretch and the largest delay since the previous call, in seconds. */
+  take(): { held: number; delay: number } {
+    const out = { held: this.heldMax / 1000, delay: this.delayMax / 1000 };
+    this.heldMax = 0;
+    this.delayMax = 0;
+    return out;
   }
 
   stop(): void {
@@ -104,54 +118,45 @@ class HeldSampler {
   }
 }
 
-/** Both samplers; each figure is read, and starts over, at every scrape. */
+/** Both samplers. The two maxima are read together and start over at every scrape. */
 export class LoopDelayMonitor {
   private readonly eld: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  private readonly held = new HeldSampler();
-  private count = 0;
-  private sum = 0;
-  /** The window the last scrape took, and which of its readers have had it (see window()). */
-  private last: LoopDelayWindow | undefined;
-  private readonly readBy = new Set<string>();
+  private readonly sampler = new LoopSampler();
+  /** The maxima of the scrape under way, and which of its two readers have had them. */
+  private last: { held: number; delay: number } | undefined;
+  private readonly readBy = new Set<'held' | 'delay'>();
 
   constructor() {
     this.eld.enable();
   }
 
   /**
-   * The window since the previous scrape. Two metrics read it per scrape (the summary and the max), in
-   * either order: a reader that already had the current window takes a new one, the other gets the same.
+   * A maximum since the previous scrape. The two gauges read theirs in either order: a reader that already
+   * had the current pair takes a new one, the other gets the same.
    */
-  window(reader: string): LoopDelayWindow {
-    if (!this.last || this.readBy.has(reader)) {
-      this.last = this.take();
+  max(which: 'held' | 'delay'): number {
+    if (!this.last || this.readBy.has(which)) {
+      this.last = this.sampler.take();
       this.readBy.clear();
     }
-    this.readBy.add(reader);
-    return this.last;
+    this.readBy.add(which);
+    return this.last[which];
   }
 
-  /** The longest the member's own running held the loop since the previous call, in seconds. */
-  heldMax(): number {
-    return this.held.take();
-  }
-
-  private take(): LoopDelayWindow {
+  summary(): LoopDelaySummary {
     const h = this.eld;
     const n = h.count;
     // A sample is the time between two firings of a 1 ms timer: the delay is what exceeds the resolution.
     const delay = (ns: number): number => (n === 0 ? 0 : Math.max(0, ns / 1e6 - RESOLUTION_MS) / 1000);
-    const max = delay(h.max);
-    const quantiles = QUANTILES.map((q) => [q, delay(h.percentile(q * 100))] as const);
-    const sum = n === 0 ? 0 : Math.max(0, h.mean / 1e6 - RESOLUTION_MS) / 1000 * n;
-    this.count += n;
-    this.sum += sum;
-    h.reset();
-    return { quantiles, max, count: this.count, sum: this.sum };
+    return {
+      quantiles: QUANTILES.map((q) => [q, delay(h.percentile(q * 100))] as const),
+      count: n,
+      sum: n === 0 ? 0 : (Math.max(0, h.mean / 1e6 - RESOLUTION_MS) / 1000) * n,
+    };
   }
 
   stop(): void {
     this.eld.disable();
-    this.held.stop();
+    this.sampler.stop();
   }
 }

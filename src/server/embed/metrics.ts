@@ -47,14 +47,14 @@ export interface MetricsOptions {
 /** The loop-delay summary, in Prometheus' summary form; prom-client's own Summary takes observations one by one. */
 function loopDelaySummary(monitor: LoopDelayMonitor): object {
   const name = 'setpoint_event_loop_delay_seconds';
-  const help = 'Event-loop delay (wall clock, 1 ms resolution): quantiles since the previous scrape, count and sum since start.';
+  const help = 'Event-loop delay since the member started (monitorEventLoopDelay, 1 ms resolution).';
   return {
     name,
     help,
     type: 'summary',
     aggregator: 'sum',
     get: () => {
-      const w = monitor.window('summary');
+      const w = monitor.summary();
       return {
         name,
         help,
@@ -76,10 +76,10 @@ function loopDelayMetrics(registry: Registry): void {
   registry.registerMetric(loopDelaySummary(monitor) as Parameters<Registry['registerMetric']>[0]);
   new Gauge({
     name: 'setpoint_event_loop_delay_max_seconds',
-    help: 'The largest event-loop delay (wall clock) since the previous scrape.',
+    help: 'The largest event-loop delay (wall clock, 1 ms resolution while the loop is busy) since the previous scrape.',
     registers: [registry],
     collect() {
-      this.set(monitor.window('max').max);
+      this.set(monitor.max('delay'));
     },
   });
   new Gauge({
@@ -87,9 +87,46 @@ function loopDelayMetrics(registry: Registry): void {
     help: "The longest the member's own running held its event loop since the previous scrape (time the loop's thread ran; waiting for a CPU is not counted).",
     registers: [registry],
     collect() {
-      this.set(monitor.heldMax());
+      this.set(monitor.max('held'));
     },
   });
+}
+
+/**
+ * Everything on /metrics. The MemberMetrics part (member/member-metrics.ts) is what the member updates as it runs:
+ * hasLeader = etcd_server_has_leader, leaderChanges = etcd_server_leader_changes_seen_total,
+ * proposalsCommitted/Applied = etcd_server_proposals_committed_total/_applied_total (gauges of the commit
+ * and applied index, as in etcd despite the names), proposalsPending = etcd_server_proposals_pending,
+ * proposalsFailed = etcd_server_proposals_failed_total, walFsyncSeconds = etcd_disk_wal_fsync_duration_seconds,
+ * dbSize = etcd_mvcc_db_total_size_in_bytes.
+ */
+export interface EtcdMetrics extends MemberMetrics {
+  readonly registry: Registry;
+  /** etcd_server_is_leader: 1 while this member is the leader. */
+  readonly isLeader: Gauge;
+  /** etcd_server_is_learner: 1 while this member is a learner. */
+  readonly isLearner: Gauge;
+  /** etcd_server_id: 1, labelled with the member id in hex (server_id). */
+  readonly serverId: Gauge<'server_id'>;
+  /** etcd_mvcc_db_total_size_in_use_in_bytes: bytes logically in use. */
+  readonly dbSizeInUse: Gauge;
+  /** etcd_debugging_mvcc_keys_total: keys in the key index. */
+  readonly keysTotal: Gauge;
+  /** etcd_network_peer_round_trip_time_seconds{To}: peer round-trip times (To = peer id in hex). */
+  readonly peerRoundTripSeconds: Histogram<'To'>;
+  /** etcd_debugging_mvcc_watch_stream_total: open Watch streams (kept by the client port). */
+  readonly watchStreams: Gauge;
+  readonly grpc: GrpcMetrics;
+}
+
+export interface MetricsOptions {
+  /** The version etcd_server_version reports. */
+  readonly serverVersion?: string;
+  /**
+   * Add Node's process metrics (process_*, nodejs_*), as etcd exposes Go's process_* ones, and the
+   * member's event-loop delay (setpoint_event_loop_*, embed/loop-delay.ts).
+   */
+  readonly processMetrics?: boolean;
 }
 
 export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
