@@ -92,43 +92,6 @@ function loopDelayMetrics(registry: Registry): void {
   });
 }
 
-/**
- * Everything on /metrics. The MemberMetrics part (member/member-metrics.ts) is what the member updates as it runs:
- * hasLeader = etcd_server_has_leader, leaderChanges = etcd_server_leader_changes_seen_total,
- * proposalsCommitted/Applied = etcd_server_proposals_committed_total/_applied_total (gauges of the commit
- * and applied index, as in etcd despite the names), proposalsPending = etcd_server_proposals_pending,
- * proposalsFailed = etcd_server_proposals_failed_total, walFsyncSeconds = etcd_disk_wal_fsync_duration_seconds,
- * dbSize = etcd_mvcc_db_total_size_in_bytes.
- */
-export interface EtcdMetrics extends MemberMetrics {
-  readonly registry: Registry;
-  /** etcd_server_is_leader: 1 while this member is the leader. */
-  readonly isLeader: Gauge;
-  /** etcd_server_is_learner: 1 while this member is a learner. */
-  readonly isLearner: Gauge;
-  /** etcd_server_id: 1, labelled with the member id in hex (server_id). */
-  readonly serverId: Gauge<'server_id'>;
-  /** etcd_mvcc_db_total_size_in_use_in_bytes: bytes logically in use. */
-  readonly dbSizeInUse: Gauge;
-  /** etcd_debugging_mvcc_keys_total: keys in the key index. */
-  readonly keysTotal: Gauge;
-  /** etcd_network_peer_round_trip_time_seconds{To}: peer round-trip times (To = peer id in hex). */
-  readonly peerRoundTripSeconds: Histogram<'To'>;
-  /** etcd_debugging_mvcc_watch_stream_total: open Watch streams (kept by the client port). */
-  readonly watchStreams: Gauge;
-  readonly grpc: GrpcMetrics;
-}
-
-export interface MetricsOptions {
-  /** The version etcd_server_version reports. */
-  readonly serverVersion?: string;
-  /**
-   * Add Node's process metrics (process_*, nodejs_*), as etcd exposes Go's process_* ones, and the
-   * member's event-loop delay (setpoint_event_loop_*, embed/loop-delay.ts).
-   */
-  readonly processMetrics?: boolean;
-}
-
 export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
   const registry = new Registry();
   const registers = [registry];
