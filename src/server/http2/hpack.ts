@@ -78,43 +78,6 @@ const ENTRY_OVERHEAD = 32;
 
 export class HpackError extends Error {}
 
-/** An HPACK integer with an N-bit prefix (RFC 7541 §5.1): its value and the offset after it; undefined if truncated. */
-export function readInt(b: Uint8Array, pos: number, prefixBits: number): { value: number; next: number } | undefined {
-  const max = (1 << prefixBits) - 1;
-  if (pos >= b.length) return undefined;
-  let value = (b[pos] as number) & max;
-  pos++;
-  if (value < max) return { value, next: pos };
-  let shift = 0;
-  for (;;) {
-    if (pos >= b.length || shift > 28) return undefined;
-    const byte = b[pos] as number;
-    pos++;
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-    if ((byte & 0x80) === 0) return { value, next: pos };
-  }
-}
-
-export interface HpackString {
-  /** Where the string's length prefix starts, and the offset after the string. */
-  readonly start: number;
-  readonly next: number;
-  /** The string's bytes (a view of the block unless Huffman-coded). */
-  readonly value: Buffer;
-}
-
-/** An HPACK string literal (§5.2), Huffman-decoded if it was coded; undefined if truncated or malformed. */
-export function readString(b: Uint8Array, pos: number): HpackString | undefined {
-  if (pos >= b.length) return undefined;
-  const huffman = ((b[pos] as number) & 0x80) !== 0;
-  const len = readInt(b, pos, 7);
-  if (!len || len.next + len.value > b.length) return undefined;
-  const raw = b.subarray(len.next, len.next + len.value);
-  const value = huffman ? huffmanDecode(raw) : Buffer.from(raw.buffer, raw.byteOffset, raw.length);
-  return value ? { start: pos, next: len.next + len.value, value } : undefined;
-}
-
 /** An HPACK integer with an N-bit prefix, `firstByte` holding the bits above the prefix. */
 export function encodeInt(value: number, prefixBits: number, firstByte: number): Buffer {
   const out: number[] = [];
@@ -134,15 +97,22 @@ export interface DecodedBlock {
 }
 
 export class HpackDecoder {
-  /** The dynamic table, oldest entry first (§2.3.3 numbers it from the newest). */
-  private readonly table: HeaderField[] = [];
+  /**
+   * The dynamic table as a ring: `count` entries, the newest at `head` (§2.3.3 numbers them from the
+   * newest), so that adding and evicting move nothing. Every entry is at least 32 bytes: the ring holds
+   * maxSize / 32 of them at most.
+   */
+  private readonly ring: (HeaderField | undefined)[];
+  private head = -1;
+  private count = 0;
   private size = 0;
   private pos = 0;
-  private block: Uint8Array = new Uint8Array(0);
+  private block: Buffer = Buffer.alloc(0);
 
   /** `maxSize`: the SETTINGS_HEADER_TABLE_SIZE this side announced (4096 unless changed). */
   constructor(private readonly maxSize = 4096) {
     this.limit = maxSize;
+    this.ring = new Array<HeaderField | undefined>(Math.floor(maxSize / ENTRY_OVERHEAD) + 1);
   }
 
   /** The table size the encoder last chose (≤ maxSize). */
@@ -155,7 +125,7 @@ export class HpackDecoder {
    * fields a few bytes of it name.
    */
   decode(block: Uint8Array, maxPairs = Number.POSITIVE_INFINITY, maxSize = Number.POSITIVE_INFINITY): DecodedBlock {
-    this.block = block;
+    this.block = Buffer.isBuffer(block) ? block : Buffer.from(block.buffer, block.byteOffset, block.length);
     this.pos = 0;
     const fields: HeaderField[] = [];
     let size = 0;
@@ -187,46 +157,72 @@ export class HpackDecoder {
       if (fields.length >= maxPairs || size > maxSize) tooLarge = true;
       else fields.push(field);
     }
-    this.block = new Uint8Array(0);
+    this.block = Buffer.alloc(0);
     return { fields, tooLarge };
   }
 
   private entry(i: number): HeaderField {
     if (i >= 1 && i <= STATIC_COUNT) return STATIC[i] as HeaderField;
-    // The newest entry is last: a block of references and additions costs no moving of the table.
-    const e = this.table[this.table.length - (i - STATIC_COUNT)];
-    if (!e) throw new HpackError(`header index ${i} out of range`);
-    return e;
+    const k = i - STATIC_COUNT - 1;
+    if (k < 0 || k >= this.count) throw new HpackError(`header index ${i} out of range`);
+    return this.ring[(this.head - k + this.ring.length) % this.ring.length] as HeaderField;
   }
 
   private add(field: HeaderField): void {
     const size = field[0].length + field[1].length + ENTRY_OVERHEAD;
     this.evict(size);
     if (size > this.limit) return; // §4.4: an entry larger than the table empties it and is not added
-    this.table.push(field);
+    this.head = (this.head + 1) % this.ring.length;
+    this.ring[this.head] = field;
+    this.count++;
     this.size += size;
   }
 
-  /** Evicts from the end until `room` more bytes fit under the limit. */
+  /** Evicts the oldest entries until `room` more bytes fit under the limit. */
   private evict(room: number): void {
-    while (this.table.length > 0 && this.size + room > this.limit) {
-      const [n, v] = this.table.shift() as HeaderField;
+    while (this.count > 0 && this.size + room > this.limit) {
+      const oldest = (this.head - this.count + 1 + this.ring.length) % this.ring.length;
+      const [n, v] = this.ring[oldest] as HeaderField;
+      this.ring[oldest] = undefined;
+      this.count--;
       this.size -= n.length + v.length + ENTRY_OVERHEAD;
     }
   }
 
+  /** An integer with an N-bit prefix (§5.1) at `pos`, which moves past it. */
   private int(prefixBits: number): number {
-    const r = readInt(this.block, this.pos, prefixBits);
-    if (!r) throw new HpackError('truncated or oversized integer');
-    this.pos = r.next;
-    return r.value;
+    const b = this.block;
+    const max = (1 << prefixBits) - 1;
+    let pos = this.pos;
+    if (pos >= b.length) throw new HpackError('truncated integer');
+    let value = (b[pos++] as number) & max;
+    if (value === max) {
+      for (let shift = 0; ; shift += 7) {
+        if (pos >= b.length || shift > 28) throw new HpackError('truncated or oversized integer');
+        const byte = b[pos++] as number;
+        value += (byte & 0x7f) * 2 ** shift;
+        if ((byte & 0x80) === 0) break;
+      }
+    }
+    this.pos = pos;
+    return value;
   }
 
+  /** A string literal (§5.2) at `pos`, Huffman-decoded if it was coded, as latin1. */
   private str(): string {
-    const r = readString(this.block, this.pos);
-    if (!r) throw new HpackError('truncated string or malformed Huffman code');
-    this.pos = r.next;
-    return r.value.toString('latin1');
+    const b = this.block;
+    if (this.pos >= b.length) throw new HpackError('truncated string');
+    const huffman = ((b[this.pos] as number) & 0x80) !== 0;
+    const len = this.int(7);
+    const start = this.pos;
+    const end = start + len;
+    if (end > b.length) throw new HpackError('truncated string');
+    this.pos = end;
+    if (len === 0) return '';
+    if (!huffman) return b.toString('latin1', start, end);
+    const value = huffmanDecode(b.subarray(start, end));
+    if (!value) throw new HpackError('malformed Huffman code');
+    return value.toString('latin1');
   }
 }
 

@@ -121,3 +121,47 @@ describe('HPACK decoding limits', () => {
     expect(() => new HpackDecoder().decode(Buffer.concat([Buffer.alloc(200, 0x82), Buffer.from([0xff, 0x7f])]), 128, 65_535)).toThrow(HpackError);
   });
 });
+
+describe('HPACK dynamic table', () => {
+  it('matches a plain model of RFC 7541 §4 under random additions, references and size updates', () => {
+    const lit = (name: string, value: string): Buffer => Buffer.concat([Buffer.from([0x40, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)]);
+    type Op = { add: [string, string] } | { ref: number } | { resize: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 5, arbitrary: fc.tuple(fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 20 }), fc.string({ unit: fc.constantFrom('x', 'y'), maxLength: 100 })).map(([n, v]) => ({ add: [`n${n}`, v] as [string, string] })) },
+      { weight: 4, arbitrary: fc.nat(40).map((k) => ({ ref: k })) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 512 }).map((n) => ({ resize: n })) },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const d = new HpackDecoder(512);
+        let model: [string, string][] = []; // newest first
+        let limit = 512;
+        const sizeOf = (t: [string, string][]): number => t.reduce((s, [n, v]) => s + n.length + v.length + 32, 0);
+        const shrink = (): void => {
+          while (model.length > 0 && sizeOf(model) > limit) model.pop();
+        };
+        for (const o of ops) {
+          if ('add' in o) {
+            expect(d.decode(lit(...o.add)).fields).toEqual([o.add]);
+            model = [o.add, ...model];
+            if (o.add[0].length + o.add[1].length + 32 > limit) model = [];
+            shrink();
+          } else if ('ref' in o) {
+            const want = model[o.ref];
+            const block = Buffer.from([0x80 | (62 + o.ref)]);
+            if (want) expect(d.decode(block).fields).toEqual([want]);
+            else expect(() => d.decode(block)).toThrow(HpackError);
+          } else {
+            // A size update: 0x20 with a 5-bit prefix integer.
+            const n = o.resize;
+            const update = n < 31 ? Buffer.from([0x20 | n]) : Buffer.concat([Buffer.from([0x3f]), n - 31 < 128 ? Buffer.from([n - 31]) : Buffer.from([((n - 31) % 128) | 0x80, Math.floor((n - 31) / 128)])]);
+            d.decode(update);
+            limit = n;
+            shrink();
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
