@@ -47,7 +47,7 @@ export interface MetricsOptions {
 /** The loop-delay summary, in Prometheus' summary form; prom-client's own Summary takes observations one by one. */
 function loopDelaySummary(monitor: LoopDelayMonitor): object {
   const name = 'setpoint_event_loop_delay_seconds';
-  const help = 'Event-loop delay since the member started (monitorEventLoopDelay, 1 ms resolution).';
+  const help = 'Event-loop delay since the member started (monitorEventLoopDelay, 10 ms resolution).';
   return {
     name,
     help,
