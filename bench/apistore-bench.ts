@@ -7,7 +7,10 @@ import { cpus, loadavg } from 'node:os';
 import { Cacher } from '../src/apiserver/storage/cacher/cacher.js';
 import { EtcdStorage } from '../src/apiserver/storage/etcd3/etcd-storage.js';
 import type { Predicate, StoredObject } from '../src/apiserver/storage/interface.js';
-import { STORE_KINDS, StoreTestCluster } from '../test/etcd-client/helpers/store-cluster.js';
+import { EtcdClient } from '../src/etcd-client/etcd-client.js';
+import { StoreCluster } from '../src/harness/store-cluster.js';
+
+const STORE_KINDS = ['etcd', 'setpoint'] as const;
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -64,9 +67,15 @@ interface Row {
 }
 
 async function benchStore(kind: (typeof STORE_KINDS)[number]): Promise<{ rows: Row[]; createsPerSec: number; cacheMiB: number }> {
-  const cluster = await StoreTestCluster.start(kind, { size: MEMBERS });
+  const cluster = await StoreCluster.start({ program: kind, size: MEMBERS, label: 'apistore-bench-' });
+  const clients: EtcdClient[] = [];
+  const newClient = (): EtcdClient => {
+    const c = new EtcdClient({ endpoints: cluster.endpoints(), callTimeoutMs: 15_000 });
+    clients.push(c);
+    return c;
+  };
   try {
-    const client = cluster.client();
+    const client = newClient();
     const storage = new EtcdStorage({ client });
     const t0 = performance.now();
     let next = 0;
@@ -75,7 +84,7 @@ async function benchStore(kind: (typeof STORE_KINDS)[number]): Promise<{ rows: R
     }));
     const createsPerSec = OBJECTS / ((performance.now() - t0) / 1000);
     const before = heapMiB();
-    const cacher = new Cacher({ storage: new EtcdStorage({ client: cluster.client() }), resourcePrefix: PREFIX });
+    const cacher = new Cacher({ storage: new EtcdStorage({ client: newClient() }), resourcePrefix: PREFIX });
     await cacher.whenReady();
     const cacheMiB = heapMiB() - before;
     const rows: Row[] = [];
@@ -98,7 +107,8 @@ async function benchStore(kind: (typeof STORE_KINDS)[number]): Promise<{ rows: R
     await cacher.close();
     return { rows, createsPerSec, cacheMiB };
   } finally {
-    await cluster.stop();
+    for (const c of clients) c.close();
+    await cluster.destroy();
   }
 }
 

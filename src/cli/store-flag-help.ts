@@ -18,6 +18,7 @@ export const STORE_FLAG_HELP: Record<string, string> = {
   'experimental-snapshot-catchup-entries': 'entries kept behind a snapshot so a briefly lagging follower catches up from the log instead of a snapshot',
   'quota-backend-bytes': 'space quota of the key-value data in bytes: a write that would pass it raises the NOSPACE alarm and is refused (0: 2 GiB; at most 8 GiB)',
   'max-request-bytes': 'largest client request, in bytes, that the member accepts',
+  'max-concurrent-streams': 'most HTTP/2 streams one client connection may have open at once on the client port; a client queues the rest',
   'cert-file': 'TLS certificate for the client port (PEM)',
   'key-file': 'TLS private key for the client port (PEM)',
   'trusted-ca-file': 'CA bundle that client certificates must chain to (with --client-cert-auth)',

@@ -1,11 +1,12 @@
 // Protobuf encoding by hand for the few messages hot paths or files need (mvccpb.KeyValue in watch
-// responses and in etcd-format snapshots): fields in number order, proto3 zero values omitted, as Go's
-// encoder does.
+// responses and in etcd-format snapshots, the peer transport's MessageBatch): fields in number order,
+// proto3 zero values omitted, as Go's encoder does. The one varint writer and size rule of the project.
 import type { KeyValue } from './types.js';
 
-/** Bytes of a non-negative integer below 2^53, or any int64/uint64 as a bigint (negatives in two's complement). */
+/** Bytes of an integer below 2^53, or any int64/uint64 as a bigint (negatives in two's complement: ten). */
 export function varintLength(n: number | bigint): number {
   if (typeof n === 'number') {
+    if (n < 0) return 10;
     let len = 1;
     while (n >= 128) {
       n = Math.floor(n / 128);
@@ -32,12 +33,16 @@ export function putVarint(buf: Buffer, at: number, n: number): number {
   return at;
 }
 
+/**
+ * Writes into a buffer sized beforehand (from the *Len functions). Tags passed as one byte (`uint`,
+ * `bytes`, `head`, `packed`) must be of field numbers below 16.
+ */
 export class Writer {
   readonly buf: Buffer;
   pos = 0;
 
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
+  constructor(sizeOrBuffer: number | Buffer) {
+    this.buf = typeof sizeOrBuffer === 'number' ? Buffer.allocUnsafe(sizeOrBuffer) : sizeOrBuffer;
   }
 
   varint(n: number | bigint): void {
@@ -53,9 +58,38 @@ export class Writer {
     this.buf[this.pos++] = Number(v);
   }
 
-  bytes(b: Uint8Array): void {
+  /** Bytes as they are (an encoded message or field). */
+  raw(b: Uint8Array): void {
     this.buf.set(b, this.pos);
     this.pos += b.length;
+  }
+
+  /** A varint field, nothing when it is 0. */
+  uint(tag: number, n: number | bigint): void {
+    if (n === 0 || n === 0n) return;
+    this.buf[this.pos++] = tag;
+    this.varint(n);
+  }
+
+  /** A length-delimited field. */
+  bytes(tag: number, data: Uint8Array): void {
+    this.head(tag, data.length);
+    this.raw(data);
+  }
+
+  /** A length-delimited field's tag and length; its `len` bytes must follow. */
+  head(tag: number, len: number): void {
+    this.buf[this.pos++] = tag;
+    this.varint(len);
+  }
+
+  /** A packed repeated varint field, nothing when empty. */
+  packed(tag: number, ns: readonly (number | bigint)[]): void {
+    if (ns.length === 0) return;
+    let body = 0;
+    for (const n of ns) body += varintLength(n);
+    this.head(tag, body);
+    for (const n of ns) this.varint(n);
   }
 }
 
@@ -74,7 +108,7 @@ export function writeBytes(w: Writer, field: number, b: Uint8Array): void {
   if (b.length === 0) return;
   w.varint((field << 3) | 2);
   w.varint(b.length);
-  w.bytes(b);
+  w.raw(b);
 }
 
 /** A signed int64 held as a JS number (ids, revisions): negatives go out as 10-byte two's complement. */

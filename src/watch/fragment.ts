@@ -4,6 +4,7 @@
 // the field rules (proto3 omits default values) instead of encoding the message.
 import type { KeyValue, KvEvent } from '../kv/types.js';
 import type { WatchResponse } from './types.js';
+import { varintLength as varintLen } from '../kv/pb.js';
 
 /** etcd's MaxRequestBytes (1.5 MiB) plus the gRPC overhead it allows on top (512 KiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1.5 * 1024 * 1024 + 512 * 1024;
@@ -13,26 +14,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1.5 * 1024 * 1024 + 512 * 1024;
  * each. Counting the worst case keeps a fragment under the limit whatever their values.
  */
 const HEADER_ALLOWANCE = 3 * 11;
-
-function varintLen(n: number): number {
-  if (n < 0) return 10; // negative int64s are sign-extended to ten bytes
-  let len = 1;
-  while (n >= 128) {
-    n = Math.floor(n / 128);
-    len++;
-  }
-  return len;
-}
-
-function bigVarintLen(n: bigint): number {
-  if (n < 0n) return 10;
-  let len = 1;
-  while (n >= 128n) {
-    n >>= 7n;
-    len++;
-  }
-  return len;
-}
 
 /** Tag (one byte for field numbers below 16) plus the value, or nothing for a zero. */
 function intField(n: number): number {
@@ -48,7 +29,7 @@ function messageField(size: number): number {
 }
 
 function keyValueSize(kv: KeyValue): number {
-  const lease = kv.lease === '0' || kv.lease === '' ? 0 : 1 + bigVarintLen(BigInt(kv.lease));
+  const lease = kv.lease === '0' || kv.lease === '' ? 0 : 1 + varintLen(BigInt(kv.lease));
   return (
     bytesField(kv.key.length) +
     intField(kv.createRevision) +

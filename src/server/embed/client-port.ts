@@ -11,9 +11,11 @@ import type { StoreApi } from '../member/store-api.js';
 import type { EtcdMetrics } from './metrics.js';
 import { createEtcdGrpc } from '../v3rpc/etcd-grpc.js';
 import { createClientHttp } from './client-http.js';
-import { replayIntoSocket, routeH2, sniff } from '../http2/connection-mux.js';
-import { duplexPair, serveH2Front } from '../http2/front.js';
-import type { H2FrontConnection } from '../http2/front.js';
+import { replayIntoSocket, sniff } from '../http2/connection-mux.js';
+import type { ServerConnection } from '../http2/server-connection.js';
+import { serveGrpcFront } from '../grpc/front.js';
+import type { GrpcFrontOptions } from '../grpc/front.js';
+import { duplexPair } from '../grpc/relay.js';
 import { KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS } from '../v3rpc/etcd-grpc.js';
 
 export interface ClientTlsOptions {
@@ -35,8 +37,8 @@ export interface ClientPortOptions {
   readonly metrics: EtcdMetrics;
   readonly electionTimeoutMs?: number;
   readonly setpointVersion?: string;
-  /** Serve the hot KV calls off the HTTP/2 stream (grpc/fast-unary.ts); default true. Tests turn it off to compare. */
-  readonly fastUnary?: boolean;
+  /** Concurrent streams per HTTP/2 connection (--max-concurrent-streams; http2/limits.ts has the default). */
+  readonly maxConcurrentStreams?: number;
   /** Server keepalive, etcd's 2 h / 20 s unless given (tests shorten it). */
   readonly keepalive?: { readonly timeMs: number; readonly timeoutMs: number };
 }
@@ -44,8 +46,6 @@ export interface ClientPortOptions {
 export interface ClientPort {
   /** The listen URLs with the ports actually bound, in the order given. */
   readonly addresses: readonly string[];
-  /** Whether the hot KV calls take the fast unary path. */
-  readonly fastUnary: boolean;
   close(): Promise<void>;
 }
 
@@ -117,7 +117,6 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     metrics: opts.metrics,
     ...(opts.maxRequestBytes !== undefined ? { maxRequestBytes: opts.maxRequestBytes } : {}),
     ...(opts.electionTimeoutMs !== undefined ? { electionTimeoutMs: opts.electionTimeoutMs } : {}),
-    ...(opts.fastUnary !== undefined ? { fastUnary: opts.fastUnary } : {}),
   });
   const http = createClientHttp({
     store: opts.store,
@@ -126,25 +125,22 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     ...(opts.setpointVersion ? { setpointVersion: opts.setpointVersion } : {}),
   });
   const sockets = new Set<Socket>();
-  const fronts = new Set<H2FrontConnection>();
-  // With the fast path on, HTTP/2 connections meet the port's own server (http2/front.ts), which relays what
-  // it does not serve to grpc-js; turned off, they go to grpc-js directly.
-  const front =
-    opts.fastUnary === false
-      ? undefined
-      : {
-          fast: grpc.fastMethods,
-          streams: grpc.fastStreams,
-          maxReceive: grpc.maxReceiveBytes,
-          log,
-          keepaliveTimeMs: opts.keepalive?.timeMs ?? KEEPALIVE_TIME_MS,
-          keepaliveTimeoutMs: opts.keepalive?.timeoutMs ?? KEEPALIVE_TIMEOUT_MS,
-          backend: () => {
-            const [ours, grpcs] = duplexPair();
-            grpc.injectConnection(grpcs);
-            return ours;
-          },
-        };
+  const fronts = new Set<ServerConnection>();
+  // HTTP/2 connections meet the port's own server (grpc/front.ts), which relays what it does not serve to grpc-js.
+  const front: GrpcFrontOptions = {
+    fast: grpc.fastMethods,
+    streams: grpc.fastStreams,
+    maxReceive: grpc.maxReceiveBytes,
+    log,
+    keepaliveTimeMs: opts.keepalive?.timeMs ?? KEEPALIVE_TIME_MS,
+    keepaliveTimeoutMs: opts.keepalive?.timeoutMs ?? KEEPALIVE_TIMEOUT_MS,
+    ...(opts.maxConcurrentStreams !== undefined ? { maxConcurrentStreams: opts.maxConcurrentStreams } : {}),
+    backend: () => {
+      const [ours, grpcs] = duplexPair();
+      grpc.injectConnection(grpcs);
+      return ours;
+    },
+  };
 
   const serve = (sock: Socket): void => {
     // Small frames (window updates, acks, headers) must not wait for Nagle: with delayed ACKs on the
@@ -153,12 +149,10 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     sockets.add(sock);
     sock.once('close', () => sockets.delete(sock));
     sniff(sock, (protocol, head) => {
-      if (protocol === 'h2' && front) {
-        const conn = serveH2Front(sock, head, front);
+      if (protocol === 'h2') {
+        const conn = serveGrpcFront(sock, head, front);
         fronts.add(conn);
         sock.once('close', () => fronts.delete(conn));
-      } else if (protocol === 'h2') {
-        routeH2(sock, head, { direct: (s) => grpc.injectConnection(s), relay: (conn) => grpc.injectConnection(conn) });
       } else {
         replayIntoSocket(sock, head);
         http.emit('connection', sock);
@@ -196,7 +190,6 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
   let closing: Promise<void> | undefined;
   return {
     addresses,
-    fastUnary: grpc.fastUnary,
     close: () => {
       closing ??= (async () => {
         const stopped = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

@@ -3,47 +3,9 @@
 // as it runs; the client port updates the gRPC ones itself.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 import type { MemberMetrics } from '../member/member-metrics.js';
-
-/** go-grpc-prometheus's labels, which etcd's /metrics carries. */
-export type GrpcLabels = 'grpc_type' | 'grpc_service' | 'grpc_method';
-export type GrpcType = 'unary' | 'client_stream' | 'server_stream' | 'bidi_stream';
-
-export interface GrpcMetrics {
-  /** grpc_server_started_total: RPCs started, by type, service and method. */
-  readonly started: Counter<GrpcLabels>;
-  /** grpc_server_handled_total: RPCs completed, with their status as grpc_code ("OK", "InvalidArgument", …). */
-  readonly handled: Counter<GrpcLabels | 'grpc_code'>;
-  /** grpc_server_msg_received_total: stream messages received (one per unary call). */
-  readonly msgReceived: Counter<GrpcLabels>;
-  /** grpc_server_msg_sent_total: stream messages sent (one per successful unary call). */
-  readonly msgSent: Counter<GrpcLabels>;
-  /** etcd_network_client_grpc_received_bytes_total: request bytes read from clients. */
-  readonly receivedBytes: Counter;
-  /** etcd_network_client_grpc_sent_bytes_total: response bytes sent to clients. */
-  readonly sentBytes: Counter;
-  /** Wraps a counter (or labelled child) of this set for hot paths: see HotCounter. */
-  hot(counter: { inc(by: number): void }): HotCounter;
-}
-
-/**
- * A counter bumped on hot paths (every gRPC call, message and byte count). prom-client's inc() validates
- * and hashes on each call; this adds to a plain number and hands the sum over whenever /metrics is read.
- */
-export class HotCounter {
-  private pending = 0;
-
-  constructor(private readonly counter: { inc(by: number): void }) {}
-
-  inc(by = 1): void {
-    this.pending += by;
-  }
-
-  flush(): void {
-    if (this.pending === 0) return;
-    this.counter.inc(this.pending);
-    this.pending = 0;
-  }
-}
+import type { GrpcLabels, GrpcMetrics } from '../grpc/call-metrics.js';
+import { HotCounter } from '../grpc/call-metrics.js';
+import { LoopDelayMonitor } from './loop-delay.js';
 
 /**
  * Everything on /metrics. The MemberMetrics part (member/member-metrics.ts) is what the member updates as it runs:
@@ -75,8 +37,59 @@ export interface EtcdMetrics extends MemberMetrics {
 export interface MetricsOptions {
   /** The version etcd_server_version reports. */
   readonly serverVersion?: string;
-  /** Add Node's process metrics (process_*, nodejs_*), as etcd exposes Go's process_* ones. */
+  /**
+   * Add Node's process metrics (process_*, nodejs_*), as etcd exposes Go's process_* ones, and the
+   * member's event-loop delay (setpoint_event_loop_*, embed/loop-delay.ts).
+   */
   readonly processMetrics?: boolean;
+}
+
+/** The loop-delay summary, in Prometheus' summary form; prom-client's own Summary takes observations one by one. */
+function loopDelaySummary(monitor: LoopDelayMonitor): object {
+  const name = 'setpoint_event_loop_delay_seconds';
+  const help = 'Event-loop delay since the member started (monitorEventLoopDelay, 10 ms resolution).';
+  return {
+    name,
+    help,
+    type: 'summary',
+    aggregator: 'sum',
+    get: () => {
+      const w = monitor.summary();
+      return {
+        name,
+        help,
+        type: 'summary',
+        aggregator: 'sum',
+        values: [
+          ...w.quantiles.map(([quantile, value]) => ({ labels: { quantile }, value })),
+          { metricName: `${name}_sum`, labels: {}, value: w.sum },
+          { metricName: `${name}_count`, labels: {}, value: w.count },
+        ],
+      };
+    },
+    reset: () => undefined,
+  };
+}
+
+function loopDelayMetrics(registry: Registry): void {
+  const monitor = new LoopDelayMonitor();
+  registry.registerMetric(loopDelaySummary(monitor) as Parameters<Registry['registerMetric']>[0]);
+  new Gauge({
+    name: 'setpoint_event_loop_delay_max_seconds',
+    help: 'The largest event-loop delay (wall clock, 1 ms resolution while the loop is busy) since the previous scrape.',
+    registers: [registry],
+    collect() {
+      this.set(monitor.max('delay'));
+    },
+  });
+  new Gauge({
+    name: 'setpoint_event_loop_held_max_seconds',
+    help: "The longest the member's own running held its event loop since the previous scrape (time the loop's thread ran; waiting for a CPU is not counted).",
+    registers: [registry],
+    collect() {
+      this.set(monitor.max('held'));
+    },
+  });
 }
 
 export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
@@ -100,7 +113,10 @@ export function createMetrics(opts: MetricsOptions = {}): EtcdMetrics {
     registers,
   });
   version.set({ server_version: opts.serverVersion ?? '3.4.23' }, 1);
-  if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (opts.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry });
+    loopDelayMetrics(registry);
+  }
 
   return {
     registry,

@@ -98,6 +98,7 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     store: member,
     ...(flags.clientTls ? { tls: flags.clientTls } : {}),
     maxRequestBytes: flags.maxRequestBytes,
+    maxConcurrentStreams: flags.maxConcurrentStreams,
     logger,
     metrics,
     electionTimeoutMs: flags.electionTimeout,

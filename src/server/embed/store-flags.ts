@@ -3,6 +3,7 @@
 // Setpoint one by changing only the program name.
 import { parseInitialCluster } from '../member/membership.js';
 import { DEFAULT_QUOTA_BYTES } from '../../kv/kv-store.js';
+import { DEFAULT_MAX_CONCURRENT_STREAMS } from '../http2/limits.js';
 
 export interface TlsFiles {
   readonly certFile: string;
@@ -27,6 +28,8 @@ export interface StoreFlags {
   readonly snapshotCatchUpEntries: number;
   readonly quotaBackendBytes: number;
   readonly maxRequestBytes: number;
+  /** HTTP/2 streams a client may open at once on one connection (etcd 3.5's --max-concurrent-streams). */
+  readonly maxConcurrentStreams: number;
   readonly clientTls?: TlsFiles;
   readonly peerTls?: TlsFiles;
   readonly logLevel: string;
@@ -52,6 +55,8 @@ export const STORE_FLAG_DEFAULTS: Record<string, string> = {
   'experimental-snapshot-catchup-entries': '5000',
   'quota-backend-bytes': '0',
   'max-request-bytes': '1572864',
+  // etcd 3.5's flag. etcd's default is unlimited (2^32-1); this one is bounded (http2/limits.ts says why).
+  'max-concurrent-streams': String(DEFAULT_MAX_CONCURRENT_STREAMS),
   'cert-file': '',
   'key-file': '',
   'trusted-ca-file': '',
@@ -115,6 +120,13 @@ function tls(raw: Record<string, string>, prefix: '' | 'peer-'): TlsFiles | unde
   return { certFile: cert, keyFile: key, ...(ca !== '' ? { trustedCaFile: ca } : {}), clientCertAuth: auth };
 }
 
+/** --max-concurrent-streams: 1 to 2^32-1 (SETTINGS_MAX_CONCURRENT_STREAMS is 32 bits). */
+function maxStreams(v: string): number {
+  const n = int('max-concurrent-streams', v, 1);
+  if (n > 0xffffffff) throw new FlagError(`--max-concurrent-streams: "${v}" must be at most 4294967295`);
+  return n;
+}
+
 /** Turns raw flag values (flag name → string; ETCD_* env already merged under them) into a checked config. */
 export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
   const get = (k: string): string => raw[k] ?? STORE_FLAG_DEFAULTS[k] ?? '';
@@ -158,6 +170,7 @@ export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
     snapshotCatchUpEntries: int('experimental-snapshot-catchup-entries', get('experimental-snapshot-catchup-entries'), 1),
     quotaBackendBytes: quota,
     maxRequestBytes: int('max-request-bytes', get('max-request-bytes'), 1),
+    maxConcurrentStreams: maxStreams(get('max-concurrent-streams')),
     ...(clientTls ? { clientTls } : {}),
     ...(peerTls ? { peerTls } : {}),
     logLevel: get('log-level'),

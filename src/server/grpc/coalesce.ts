@@ -3,9 +3,10 @@
 // stream owing fifty responses for one revision made fifty HTTP/2 writes, one after another. Go's gRPC
 // (etcd) frames everything pending into one write instead. Giving the Writable a _writev does the same:
 // messages that queued while a write was in flight go out together, each with its own 5-byte gRPC
-// prefix, in one DATA write. Only grpc-js's internals expose the HTTP/2 stream, so this checks for the
-// shape it needs and leaves the call alone (one write per message, as before) if it is not there.
+// prefix, in one DATA write. Only grpc-js's internals expose the HTTP/2 stream: the release is pinned
+// (grpc/grpc-js-internals.ts), and a call not shaped as that release's is an error, not a slower path.
 import type { ServerHttp2Stream } from 'node:http2';
+import { GRPC_JS_TESTED } from './grpc-js-internals.js';
 
 /** The part of grpc-js's BaseServerInterceptingCall (1.10+) this relies on. */
 interface BaseCall {
@@ -17,15 +18,17 @@ interface BaseCall {
 
 type WriteCallback = (error?: Error | null) => void;
 
-function baseCallOf(call: object): BaseCall | undefined {
+function baseCallOf(call: object): BaseCall {
   const base = (call as { call?: Partial<BaseCall> }).call;
-  if (!base || typeof base !== 'object') return undefined;
   const ok =
+    !!base &&
+    typeof base === 'object' &&
     typeof base.maybeSendMetadata === 'function' &&
     typeof base.checkCancelled === 'function' &&
     typeof base.handler?.serialize === 'function' &&
     typeof base.stream?.write === 'function';
-  return ok ? (base as BaseCall) : undefined;
+  if (!ok) throw new Error(`a grpc-js server call is not shaped as grpc-js ${GRPC_JS_TESTED}'s (call.stream, call.handler, maybeSendMetadata)`);
+  return base as BaseCall;
 }
 
 /** Frames messages as gRPC does on the wire: flag byte 0 (uncompressed), 4-byte big-endian length, bytes. */
@@ -109,11 +112,10 @@ export class MessageReader {
 
 /**
  * Lets a grpc-js server stream (server-streaming or bidi) send the messages that queued behind an
- * in-flight write as one HTTP/2 write. Returns whether it could.
+ * in-flight write as one HTTP/2 write.
  */
-export function coalesceWrites(call: object): boolean {
+export function coalesceWrites(call: object): void {
   const base = baseCallOf(call);
-  if (!base) return false;
   const writev = (chunks: readonly { chunk: unknown }[], callback: WriteCallback): void => {
     // grpc-js drops writes on a cancelled call; so do we, but still release the Writable.
     if (base.checkCancelled()) {
@@ -131,7 +133,6 @@ export function coalesceWrites(call: object): boolean {
     base.stream.write(framed, (err?: Error | null) => callback(err ?? null));
   };
   (call as { _writev?: unknown })._writev = writev;
-  return true;
 }
 
 /** Bytes gathered before write() asks the caller to stop until the batch has gone out. */
@@ -158,10 +159,8 @@ export class DirectWriter {
     private readonly onRoom: () => void,
   ) {}
 
-  /** A writer for the call, or undefined when grpc-js's internals are not as expected (use call.write). */
-  static for(call: object, onRoom: () => void): DirectWriter | undefined {
-    const base = baseCallOf(call);
-    return base ? new DirectWriter(base, onRoom) : undefined;
+  static for(call: object, onRoom: () => void): DirectWriter {
+    return new DirectWriter(baseCallOf(call), onRoom);
   }
 
   write(message: Buffer): boolean {

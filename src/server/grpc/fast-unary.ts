@@ -1,55 +1,30 @@
-// The hot unary calls (KV Range, Put, DeleteRange, Txn) served straight off the HTTP/2 stream. grpc-js
-// builds, for every call, a Metadata object from the headers, an interceptor chain, a read queue with a
-// stream decoder, a call object (an EventEmitter) and a write path through Node streams. A unary call
-// needs none of it: read one length-prefixed message, run the handler, answer with headers, one DATA
-// frame and trailers. Linearizable reads/s rose about 25% with it; CPU per write under `etcdctl check
-// perf` fell only a few per cent. Refusals go over the wire as grpc-js sends them — the same statuses
-// and messages (size limit, deadline, missing or second message, undecodable request). An OK answer's
-// headers and trailers are etcd's (grpc-go's): status, content type and grpc-status only, without the
-// three fields grpc-js adds. Anything unusual (compressed
-// requests, an unparsable grpc-timeout, another content type, any other method) is left to grpc-js.
-//
-// grpc-js does not expose its HTTP/2 server, so installFastUnary() finds it in the Server's private map
-// and puts itself in front of grpc-js's 'stream' listener. It checks that shape first and, if a grpc-js
-// upgrade changes it, leaves every call to grpc-js (a test fails so the change is noticed).
+// The hot unary calls (KV Range, Put, DeleteRange, Txn) served straight off the HTTP/2 stream by the
+// client port's own server (grpc/front.ts). grpc-js builds, for every call, a Metadata object from the
+// headers, an interceptor chain, a read queue with a stream decoder, a call object (an EventEmitter) and a
+// write path through Node streams. A unary call needs none of it: read one length-prefixed message, run
+// the handler, answer with headers, one DATA frame and trailers. Linearizable reads/s rose about 25% with
+// it; CPU per write under `etcdctl check perf` fell only a few per cent. Refusals go over the wire as
+// grpc-js sends them — the same statuses and messages (size limit, deadline, missing or second message,
+// undecodable request). An OK answer's headers and trailers are etcd's (grpc-go's): status, content type
+// and grpc-status only, without the three fields grpc-js adds. Anything unusual (compressed requests, an
+// unparsable grpc-timeout, another content type, any other method) is left to grpc-js.
 import { status as Status } from '@grpc/grpc-js';
-import type { Server } from '@grpc/grpc-js';
 import { constants as h2 } from 'node:http2';
-import type { IncomingHttpHeaders, Http2Server, ServerHttp2Stream } from 'node:http2';
-import type { Logger } from 'pino';
-import type { CallTracker, WireStatus } from '../v3rpc/edge.js';
-import { toStatus } from '../v3rpc/edge.js';
-import { frameMessages } from './coalesce.js';
-import { OkBlockEncoder } from '../http2/hpack.js';
+import type { IncomingHttpHeaders } from 'node:http2';
+import type { CallTracker } from './call-metrics.js';
+import type { WireStatus } from './wire-status.js';
 
-/** A unary method the fast path can serve: its codecs and the edge's handler core (v3rpc/edge.ts unary()). */
+/** A unary method the fast path can serve: its codecs and the handler's core (v3rpc/edge.ts unary()). */
 export interface FastUnaryMethod {
   readonly path: string;
   readonly deserialize: (buf: Buffer) => unknown;
   readonly serialize: (res: unknown) => Buffer;
   /** Starts the call's counters. */
   track(): CallTracker;
-  /** Admission, size check and the call itself; `needsLeader` is the client's hasleader metadata. */
-  run(req: unknown, needsLeader: boolean): Promise<unknown>;
-}
-
-/** grpc-js's status and content type, with which a refusal is answered (a trailers-only response). */
-export const STATUS_AND_TYPE = {
-  [h2.HTTP2_HEADER_STATUS]: h2.HTTP_STATUS_OK,
-  [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
-};
-/**
- * An OK answer's headers and trailers as etcd's server (grpc-go) sends them: no encoding headers and no
- * grpc-message. grpc-js adds three more fields, which every client then decodes and looks at per call.
- */
-export const RESPONSE_HEADERS = { [h2.HTTP2_HEADER_STATUS]: h2.HTTP_STATUS_OK, [OkBlockEncoder.CONTENT_TYPE[0]]: OkBlockEncoder.CONTENT_TYPE[1] };
-export const OK_TRAILERS = { [OkBlockEncoder.GRPC_STATUS_OK[0]]: OkBlockEncoder.GRPC_STATUS_OK[1] };
-const RESPOND_OPTIONS = { waitForTrailers: true };
-const TRAILERS_ONLY = { endStream: true };
-
-/** A status as grpc-js's server sends it, in trailers or a trailers-only response. */
-export function statusTrailers(s: WireStatus): Record<string, string> {
-  return { 'grpc-status': String(s.code), 'grpc-message': encodeURI(s.details) };
+  /** Admission, size check and the call itself; `metadata` is the request's headers. */
+  run(req: unknown, metadata: IncomingHttpHeaders): Promise<unknown>;
+  /** The status a failed run() answers with. */
+  toStatus(e: unknown): WireStatus;
 }
 
 /** grpc-js's reading of grpc-timeout (server-interceptors.ts). */
@@ -78,14 +53,19 @@ export function servable(headers: IncomingHttpHeaders): boolean {
   return timeoutOf(headers) !== undefined;
 }
 
-/** Where a fast call's one answer goes: a Node HTTP/2 stream (below) or the client port's own server (http2/front.ts). */
+/** Where a fast call's one answer goes (the client port's own server, grpc/front.ts). */
 export interface UnaryAnswer {
-  /** Response headers, one framed message, OK trailers. */
-  ok(framed: Buffer): void;
+  /** Response headers, the one response message (not yet framed), OK trailers. */
+  ok(msg: Buffer): void;
   /** A trailers-only response with this status; whatever the client still sends is read and dropped. */
   status(s: WireStatus): void;
   /** True when the stream can no longer be answered (reset, closed, answered). */
   gone(): boolean;
+  /**
+   * Whether the answer may be made now: false when the connection already holds too much its client has
+   * not read, in which case the stream was refused (see ServerStream.reserve), so no answer is encoded.
+   */
+  room(): boolean;
 }
 
 /** One call: collects the request message, runs the method, answers once. Its owner feeds it data and end. */
@@ -102,7 +82,6 @@ export class FastCall {
     private readonly answer: UnaryAnswer,
     private readonly headers: IncomingHttpHeaders,
     private readonly maxReceive: number,
-    private readonly log: Logger,
   ) {
     const timeout = timeoutOf(headers);
     if (typeof timeout === 'number') {
@@ -145,14 +124,14 @@ export class FastCall {
     // grpc-js reaches the handler, where counting starts, only with a decoded request.
     const tracker = this.method.track();
     tracker.received();
-    this.method.run(req, first(this.headers.hasleader) === 'true').then(
+    this.method.run(req, this.headers).then(
       (res) => {
         tracker.sent();
         tracker.done(Status.OK);
         this.succeed(res);
       },
       (e: unknown) => {
-        const s = toStatus(e, this.log);
+        const s = this.method.toStatus(e);
         tracker.done(s.code);
         this.fail(s);
       },
@@ -161,7 +140,7 @@ export class FastCall {
 
   /** Like grpc-js: a reply to a call the client gave up on is dropped (it was counted all the same). */
   private succeed(res: unknown): void {
-    if (!this.claim()) return;
+    if (!this.claim() || !this.answer.room()) return;
     let msg: Buffer;
     try {
       msg = this.method.serialize(res);
@@ -169,7 +148,7 @@ export class FastCall {
       this.answer.status({ code: Status.INTERNAL, details: 'Error serializing response' });
       return;
     }
-    this.answer.ok(frameMessages([msg]));
+    this.answer.ok(msg);
   }
 
   private fail(s: WireStatus): void {
@@ -190,76 +169,4 @@ export class FastCall {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
-}
-
-/** A fast call on a Node HTTP/2 stream that grpc-js's server accepted. */
-function onNodeStream(method: FastUnaryMethod, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, maxReceive: number, log: Logger): void {
-  const answer: UnaryAnswer = {
-    ok: (framed) => {
-      stream.respond(RESPONSE_HEADERS, RESPOND_OPTIONS);
-      stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-      stream.end(framed);
-    },
-    status: (s) => {
-      stream.respond({ ...statusTrailers(s), ...STATUS_AND_TYPE }, TRAILERS_ONLY);
-      stream.resume();
-    },
-    gone: () => stream.destroyed || stream.closed || stream.headersSent,
-  };
-  const call = new FastCall(method, answer, headers, maxReceive, log);
-  stream.once('error', () => undefined); // the 'close' that follows is what matters
-  stream.once('close', () => call.stop());
-  stream.on('data', (chunk: Buffer) => call.onData(chunk));
-  stream.once('end', () => call.onEnd());
-}
-
-/** The grpc-js internals interceptStreams() relies on (1.10 to 1.14). */
-interface GrpcServerInternals {
-  readonly http2Servers?: Map<Http2Server, unknown>;
-  onStreamOpened?(stream: ServerHttp2Stream): void;
-}
-
-type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => void;
-
-/**
- * Puts `take` in front of grpc-js's 'stream' listener on the HTTP/2 servers of a bound grpc-js Server —
- * the last one it made, or all of them. A stream for which `take` returns no handler goes on to grpc-js;
- * one it takes is counted as open for grpc-js's idle-connection timer, then handed to the handler.
- * Returns false, leaving everything to grpc-js, if grpc-js no longer looks the way this expects.
- */
-export function interceptStreams(
-  server: Server,
-  which: 'last' | 'all',
-  take: (headers: IncomingHttpHeaders) => ((stream: ServerHttp2Stream) => void) | undefined,
-): boolean {
-  const internals = server as unknown as GrpcServerInternals;
-  const servers = internals.http2Servers;
-  if (!(servers instanceof Map) || servers.size === 0 || typeof internals.onStreamOpened !== 'function') return false;
-  const targets = which === 'last' ? [[...servers.keys()].at(-1) as Http2Server] : [...servers.keys()];
-  if (targets.some((h) => h.listeners('stream').length !== 1)) return false;
-  const opened = internals.onStreamOpened.bind(server);
-  for (const h2server of targets) {
-    const grpcJs = h2server.listeners('stream')[0] as StreamListener;
-    h2server.removeListener('stream', grpcJs);
-    h2server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
-      const handle = take(headers);
-      if (!handle) {
-        grpcJs(stream, headers, ...rest);
-        return;
-      }
-      opened(stream);
-      handle(stream);
-    });
-  }
-  return true;
-}
-
-/** Puts the fast path in front of grpc-js on the HTTP/2 server grpc-js made last (by createConnectionInjector). */
-export function installFastUnary(server: Server, methods: readonly FastUnaryMethod[], maxReceive: number, log: Logger): boolean {
-  const table = new Map(methods.map((m) => [m.path, m]));
-  return interceptStreams(server, 'last', (headers) => {
-    const method = table.get(headers[h2.HTTP2_HEADER_PATH] as string);
-    if (!method || !servable(headers)) return undefined;
-    return (stream) => onNodeStream(method, stream, headers, maxReceive, log);
-  });
 }

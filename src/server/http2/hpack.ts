@@ -1,7 +1,7 @@
-// HPACK (RFC 7541) for the client port's own HTTP/2 server (http2/front.ts): a decoder with the dynamic
-// table a client's encoder fills, and a stateless encoder. The encoder writes every field as a literal
-// that is never added to the table, so the client's decoder table stays empty and nothing has to be
-// tracked for it; the server's responses are a handful of short fields, so that costs a few bytes.
+// HPACK (RFC 7541) for the client port's own HTTP/2 server (http2/server-connection.ts): a decoder with the
+// dynamic table a client's encoder fills, with limits on what a block may decode to, and an encoder that
+// writes every field as a literal never added to the table, except the two fields of the response sent
+// most (OkBlockEncoder), which it keeps in the client's table and sends as one-byte indexes.
 import { huffmanDecode } from './hpack-huffman.js';
 
 /** RFC 7541 Appendix A. Index 0 is unused. */
@@ -78,43 +78,6 @@ const ENTRY_OVERHEAD = 32;
 
 export class HpackError extends Error {}
 
-/** An HPACK integer with an N-bit prefix (RFC 7541 §5.1): its value and the offset after it; undefined if truncated. */
-export function readInt(b: Uint8Array, pos: number, prefixBits: number): { value: number; next: number } | undefined {
-  const max = (1 << prefixBits) - 1;
-  if (pos >= b.length) return undefined;
-  let value = (b[pos] as number) & max;
-  pos++;
-  if (value < max) return { value, next: pos };
-  let shift = 0;
-  for (;;) {
-    if (pos >= b.length || shift > 28) return undefined;
-    const byte = b[pos] as number;
-    pos++;
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-    if ((byte & 0x80) === 0) return { value, next: pos };
-  }
-}
-
-export interface HpackString {
-  /** Where the string's length prefix starts, and the offset after the string. */
-  readonly start: number;
-  readonly next: number;
-  /** The string's bytes (a view of the block unless Huffman-coded). */
-  readonly value: Buffer;
-}
-
-/** An HPACK string literal (§5.2), Huffman-decoded if it was coded; undefined if truncated or malformed. */
-export function readString(b: Uint8Array, pos: number): HpackString | undefined {
-  if (pos >= b.length) return undefined;
-  const huffman = ((b[pos] as number) & 0x80) !== 0;
-  const len = readInt(b, pos, 7);
-  if (!len || len.next + len.value > b.length) return undefined;
-  const raw = b.subarray(len.next, len.next + len.value);
-  const value = huffman ? huffmanDecode(raw) : Buffer.from(raw.buffer, raw.byteOffset, raw.length);
-  return value ? { start: pos, next: len.next + len.value, value } : undefined;
-}
-
 /** An HPACK integer with an N-bit prefix, `firstByte` holding the bits above the prefix. */
 export function encodeInt(value: number, prefixBits: number, firstByte: number): Buffer {
   const out: number[] = [];
@@ -122,33 +85,57 @@ export function encodeInt(value: number, prefixBits: number, firstByte: number):
   return Buffer.from(out);
 }
 
-/** A decoded header list: names as sent (lowercase in HTTP/2), values as latin1 strings. */
-export type HeaderList = [string, string][];
+/** One decoded field: its name as sent (lowercase in HTTP/2) and its value, both latin1 strings. */
+export type HeaderField = readonly [name: string, value: string];
+/** A decoded header list. Fields are shared with the decoder's tables: never modify one. */
+export type HeaderList = readonly HeaderField[];
+
+export interface DecodedBlock {
+  readonly fields: HeaderList;
+  /** The list went past the limits decode() was given: `fields` holds only the fields before that. */
+  readonly tooLarge: boolean;
+}
 
 export class HpackDecoder {
-  private readonly table: (readonly [string, string])[] = [];
+  /**
+   * The dynamic table as a ring: `count` entries, the newest at `head` (§2.3.3 numbers them from the
+   * newest), so that adding and evicting move nothing. Every entry is at least 32 bytes: the ring holds
+   * maxSize / 32 of them at most.
+   */
+  private readonly ring: (HeaderField | undefined)[];
+  private head = -1;
+  private count = 0;
   private size = 0;
   private pos = 0;
-  private block: Uint8Array = new Uint8Array(0);
+  private block: Buffer = Buffer.alloc(0);
 
   /** `maxSize`: the SETTINGS_HEADER_TABLE_SIZE this side announced (4096 unless changed). */
   constructor(private readonly maxSize = 4096) {
     this.limit = maxSize;
+    this.ring = new Array<HeaderField | undefined>(Math.floor(maxSize / ENTRY_OVERHEAD) + 1);
   }
 
   /** The table size the encoder last chose (≤ maxSize). */
   private limit: number;
 
-  decode(block: Uint8Array): HeaderList {
-    this.block = block;
+  /**
+   * Decodes a whole block. Past `maxPairs` fields or `maxSize` bytes of header list (RFC 7541 §4.1: name,
+   * value and 32 per field) it keeps reading, so that the table follows the client's encoder, but keeps no
+   * more fields and says the list was too large: the work stays bounded by the block's length however many
+   * fields a few bytes of it name.
+   */
+  decode(block: Uint8Array, maxPairs = Number.POSITIVE_INFINITY, maxSize = Number.POSITIVE_INFINITY): DecodedBlock {
+    this.block = Buffer.isBuffer(block) ? block : Buffer.from(block.buffer, block.byteOffset, block.length);
     this.pos = 0;
-    const out: HeaderList = [];
+    const fields: HeaderField[] = [];
+    let size = 0;
+    let tooLarge = false;
     let fieldSeen = false;
     while (this.pos < block.length) {
       const b = block[this.pos] as number;
+      let field: HeaderField;
       if (b & 0x80) {
-        out.push([...this.entry(this.int(7))] as [string, string]);
-        fieldSeen = true;
+        field = this.entry(this.int(7));
       } else if ((b & 0xe0) === 0x20) {
         // A size update must come first in a block (§4.2).
         if (fieldSeen) throw new HpackError('dynamic table size update after a header field');
@@ -156,55 +143,86 @@ export class HpackDecoder {
         if (n > this.maxSize) throw new HpackError('dynamic table size update above the announced limit');
         this.limit = n;
         this.evict(0);
+        continue;
       } else {
         const indexing = (b & 0xc0) === 0x40;
         const idx = this.int(indexing ? 6 : 4);
         const name = idx === 0 ? this.str() : this.entry(idx)[0];
-        const value = this.str();
-        out.push([name, value]);
-        fieldSeen = true;
-        if (indexing) this.add(name, value);
+        field = [name, this.str()];
+        if (indexing) this.add(field);
       }
+      fieldSeen = true;
+      if (tooLarge) continue;
+      size += field[0].length + field[1].length + ENTRY_OVERHEAD;
+      if (fields.length >= maxPairs || size > maxSize) tooLarge = true;
+      else fields.push(field);
     }
-    this.block = new Uint8Array(0);
-    return out;
+    this.block = Buffer.alloc(0);
+    return { fields, tooLarge };
   }
 
-  private entry(i: number): readonly [string, string] {
-    if (i >= 1 && i <= STATIC_COUNT) return STATIC[i] as readonly [string, string];
-    const e = this.table[i - STATIC_COUNT - 1];
-    if (!e) throw new HpackError(`header index ${i} out of range`);
-    return e;
+  private entry(i: number): HeaderField {
+    if (i >= 1 && i <= STATIC_COUNT) return STATIC[i] as HeaderField;
+    const k = i - STATIC_COUNT - 1;
+    if (k < 0 || k >= this.count) throw new HpackError(`header index ${i} out of range`);
+    return this.ring[(this.head - k + this.ring.length) % this.ring.length] as HeaderField;
   }
 
-  private add(name: string, value: string): void {
-    const size = name.length + value.length + ENTRY_OVERHEAD;
+  private add(field: HeaderField): void {
+    const size = field[0].length + field[1].length + ENTRY_OVERHEAD;
     this.evict(size);
     if (size > this.limit) return; // §4.4: an entry larger than the table empties it and is not added
-    this.table.unshift([name, value]);
+    this.head = (this.head + 1) % this.ring.length;
+    this.ring[this.head] = field;
+    this.count++;
     this.size += size;
   }
 
-  /** Evicts from the end until `room` more bytes fit under the limit. */
+  /** Evicts the oldest entries until `room` more bytes fit under the limit. */
   private evict(room: number): void {
-    while (this.table.length > 0 && this.size + room > this.limit) {
-      const [n, v] = this.table.pop() as readonly [string, string];
+    while (this.count > 0 && this.size + room > this.limit) {
+      const oldest = (this.head - this.count + 1 + this.ring.length) % this.ring.length;
+      const [n, v] = this.ring[oldest] as HeaderField;
+      this.ring[oldest] = undefined;
+      this.count--;
       this.size -= n.length + v.length + ENTRY_OVERHEAD;
     }
   }
 
+  /** An integer with an N-bit prefix (§5.1) at `pos`, which moves past it. */
   private int(prefixBits: number): number {
-    const r = readInt(this.block, this.pos, prefixBits);
-    if (!r) throw new HpackError('truncated or oversized integer');
-    this.pos = r.next;
-    return r.value;
+    const b = this.block;
+    const max = (1 << prefixBits) - 1;
+    let pos = this.pos;
+    if (pos >= b.length) throw new HpackError('truncated integer');
+    let value = (b[pos++] as number) & max;
+    if (value === max) {
+      for (let shift = 0; ; shift += 7) {
+        if (pos >= b.length || shift > 28) throw new HpackError('truncated or oversized integer');
+        const byte = b[pos++] as number;
+        value += (byte & 0x7f) * 2 ** shift;
+        if ((byte & 0x80) === 0) break;
+      }
+    }
+    this.pos = pos;
+    return value;
   }
 
+  /** A string literal (§5.2) at `pos`, Huffman-decoded if it was coded, as latin1. */
   private str(): string {
-    const r = readString(this.block, this.pos);
-    if (!r) throw new HpackError('truncated string or malformed Huffman code');
-    this.pos = r.next;
-    return r.value.toString('latin1');
+    const b = this.block;
+    if (this.pos >= b.length) throw new HpackError('truncated string');
+    const huffman = ((b[this.pos] as number) & 0x80) !== 0;
+    const len = this.int(7);
+    const start = this.pos;
+    const end = start + len;
+    if (end > b.length) throw new HpackError('truncated string');
+    this.pos = end;
+    if (len === 0) return '';
+    if (!huffman) return b.toString('latin1', start, end);
+    const value = huffmanDecode(b.subarray(start, end));
+    if (!value) throw new HpackError('malformed Huffman code');
+    return value.toString('latin1');
   }
 }
 
@@ -261,29 +279,48 @@ function indexedLiteral(name: string, value: string): Buffer {
 const FIRST_DYNAMIC = STATIC_COUNT + 1;
 
 /**
- * The server's side of the client's dynamic table, for the two header blocks a gRPC server sends most: an
- * OK response's headers (`:status: 200`, `content-type: application/grpc`) and its OK trailers
- * (`grpc-status: 0`). As Go's gRPC server does, content-type and grpc-status go into the table the first
- * time and are sent as one-byte indexes after that; every other block stays literal "without indexing", so
- * the table holds these two entries only (104 bytes), in this order, and never evicts. A client that
- * announces a table smaller than the default 4096 bytes, at any time, gets literals only from then on
- * (after a size update to 0 when entries were already in it).
+ * The blocks of the response a server sends most, precomputed: its headers (`:status: 200` and one more
+ * field, `headerField`) and its trailers (one field, `trailerField`), literal and indexed (gRPC's OK
+ * answer: content-type, then grpc-status). One of these serves every connection's OkBlockEncoder.
+ */
+export class OkBlocks {
+  readonly literalHeaders: Buffer;
+  readonly literalTrailers: Buffer;
+  /** 0x88 is `:status: 200` from the static table; the header field goes into the dynamic table after it. */
+  readonly firstHeaders: Buffer;
+  readonly firstTrailers: Buffer;
+  /** By stage: the header field is the newest entry until the trailer field goes in after it. */
+  readonly indexedHeaders: readonly [Buffer, Buffer];
+  readonly indexedTrailers: Buffer;
+
+  constructor(
+    readonly headerField: HeaderField,
+    readonly trailerField: HeaderField,
+  ) {
+    this.literalHeaders = encodeHeaders([[':status', '200'], headerField]);
+    this.literalTrailers = encodeHeaders([trailerField]);
+    this.firstHeaders = Buffer.concat([Buffer.from([0x88]), indexedLiteral(...headerField)]);
+    this.firstTrailers = indexedLiteral(...trailerField);
+    this.indexedHeaders = [Buffer.from([0x88, 0x80 | FIRST_DYNAMIC]), Buffer.from([0x88, 0x80 | (FIRST_DYNAMIC + 1)])];
+    this.indexedTrailers = Buffer.from([0x80 | FIRST_DYNAMIC]);
+  }
+}
+
+/**
+ * The server's side of the client's dynamic table, for the two blocks of OkBlocks. As Go's gRPC server
+ * does, the two fields go into the table the first time and are sent as one-byte indexes after that;
+ * every other block stays literal "without indexing", so the table holds these two entries only (about a
+ * hundred bytes), in this order, and never evicts. A client that announces a table smaller than the
+ * default 4096 bytes, at any time, gets literals only from then on (after a size update to 0 when entries
+ * were already in it).
  */
 export class OkBlockEncoder {
-  static readonly CONTENT_TYPE: readonly [string, string] = ['content-type', 'application/grpc'];
-  static readonly GRPC_STATUS_OK: readonly [string, string] = ['grpc-status', '0'];
-  private static readonly LITERAL_HEADERS = encodeHeaders([[':status', '200'], OkBlockEncoder.CONTENT_TYPE]);
-  private static readonly LITERAL_TRAILERS = encodeHeaders([OkBlockEncoder.GRPC_STATUS_OK]);
-  /** 0x88 is `:status: 200` from the static table; content-type goes into the dynamic table after it. */
-  private static readonly FIRST_HEADERS = Buffer.concat([Buffer.from([0x88]), indexedLiteral(...OkBlockEncoder.CONTENT_TYPE)]);
-  private static readonly FIRST_TRAILERS = indexedLiteral(...OkBlockEncoder.GRPC_STATUS_OK);
-  /** By stage: content-type is the newest entry until grpc-status goes in after it. */
-  private static readonly INDEXED_HEADERS = [Buffer.from([0x88, 0x80 | FIRST_DYNAMIC]), Buffer.from([0x88, 0x80 | (FIRST_DYNAMIC + 1)])];
-  private static readonly INDEXED_TRAILERS = Buffer.from([0x80 | FIRST_DYNAMIC]);
-  /** 0: nothing in the table; 1: content-type; 2: content-type, then grpc-status; -1: literals only. */
+  /** 0: nothing in the table; 1: the header field; 2: it, then the trailer field; -1: literals only. */
   private stage = 0;
   /** A size update to 0 is due at the start of the next block (of any kind). */
   private clearDue = false;
+
+  constructor(private readonly blocks: OkBlocks) {}
 
   /** The client's SETTINGS_HEADER_TABLE_SIZE (4096 until it says otherwise). */
   peerTableSize(size: number): void {
@@ -293,21 +330,21 @@ export class OkBlockEncoder {
   }
 
   headers(): Buffer {
-    if (this.stage === -1) return this.block(OkBlockEncoder.LITERAL_HEADERS);
+    if (this.stage === -1) return this.block(this.blocks.literalHeaders);
     if (this.stage === 0) {
       this.stage = 1;
-      return OkBlockEncoder.FIRST_HEADERS;
+      return this.blocks.firstHeaders;
     }
-    return OkBlockEncoder.INDEXED_HEADERS[this.stage - 1] as Buffer;
+    return this.blocks.indexedHeaders[this.stage - 1] as Buffer;
   }
 
   trailers(): Buffer {
     if (this.stage === 1) {
       this.stage = 2;
-      return OkBlockEncoder.FIRST_TRAILERS;
+      return this.blocks.firstTrailers;
     }
-    if (this.stage === 2) return OkBlockEncoder.INDEXED_TRAILERS;
-    return this.block(OkBlockEncoder.LITERAL_TRAILERS);
+    if (this.stage === 2) return this.blocks.indexedTrailers;
+    return this.block(this.blocks.literalTrailers);
   }
 
   /** Any block about to be sent: with the size update in front when one is due. */

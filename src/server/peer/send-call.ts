@@ -10,7 +10,8 @@ import type { sendUnaryData, ServerReadableStream, ServiceError } from '@grpc/gr
 import { constants as h2 } from 'node:http2';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { frameMessages, MessageReader } from '../grpc/coalesce.js';
-import { first, OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, servable, statusTrailers } from '../grpc/fast-unary.js';
+import { first, servable } from '../grpc/fast-unary.js';
+import { OK_TRAILERS, RESPONSE_HEADERS, STATUS_AND_TYPE, statusTrailers } from '../grpc/wire-status.js';
 import { peerService } from './proto.js';
 import type { SendBatch, WireSendSummary } from './proto.js';
 

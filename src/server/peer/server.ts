@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { EtcdError } from '../../kv/errors.js';
 import type { NodeId } from '../../raft/types.js';
 import type { InboundHandlers } from '../member/transport-api.js';
-import { interceptStreams } from '../grpc/fast-unary.js';
+import { interceptStreams } from '../grpc/grpc-js-internals.js';
 import { grpcSendCall, H2SendCall, headerOf, servableSend } from './send-call.js';
 import type { SendCall } from './send-call.js';
 import { memberToWire, messageFromWire, PeerCodecError, plainBytes } from './codec.js';
@@ -110,7 +110,7 @@ export class PeerServer {
   private installFastSend(): void {
     const take = (headers: IncomingHttpHeaders): ((stream: ServerHttp2Stream) => void) | undefined =>
       servableSend(headers) ? (stream) => this.openSend(new H2SendCall(stream, headers, MAX_GRPC_MESSAGE_BYTES)) : undefined;
-    if (!interceptStreams(this.server, 'all', take)) this.opts.log.warn('grpc-js internals changed: peer message streams go through grpc-js (slower)');
+    interceptStreams(this.server, 'all', take);
   }
 
   get addresses(): readonly string[] {

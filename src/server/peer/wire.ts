@@ -6,7 +6,7 @@
 // type, unsigned safe integers); a message that fails is returned as its error, so one bad message does
 // not cost the batch, while bytes that are not protobuf at all fail the whole batch.
 import type { ConfState, Entry, Message, MessageType, Snapshot } from '../../raft/types.js';
-import { varintLen } from '../v3rpc/edge.js';
+import { Writer, varintLength as varintLen } from '../../kv/pb.js';
 import { PeerCodecError, plainBytes, safe } from './codec.js';
 
 /** Wire numbers of MessageType (raft.proto), by the core's names. */
@@ -78,46 +78,6 @@ function messageSize(m: Message): number {
   n += uintField(m.rejectHint);
   if (m.context !== undefined) n += bytesField(m.context.length);
   return n;
-}
-
-class Writer {
-  pos = 0;
-  constructor(readonly buf: Buffer) {}
-
-  varint(n: number): void {
-    const b = this.buf;
-    while (n >= 0x80) {
-      b[this.pos++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    b[this.pos++] = n;
-  }
-
-  uint(tag: number, n: number): void {
-    if (n === 0) return;
-    this.buf[this.pos++] = tag;
-    this.varint(n);
-  }
-
-  bytes(tag: number, data: Uint8Array): void {
-    this.buf[this.pos++] = tag;
-    this.varint(data.length);
-    this.buf.set(data, this.pos);
-    this.pos += data.length;
-  }
-
-  head(tag: number, len: number): void {
-    this.buf[this.pos++] = tag;
-    this.varint(len);
-  }
-
-  packed(tag: number, ns: readonly number[]): void {
-    if (ns.length === 0) return;
-    let body = 0;
-    for (const n of ns) body += varintSize(n);
-    this.head(tag, body);
-    for (const n of ns) this.varint(n);
-  }
 }
 
 // Tags: field number << 3 | wire type (0 varint, 2 length-delimited).

@@ -2,13 +2,20 @@
 // limit on what etcd would propose through Raft, the one mapping of errors to gRPC statuses (EtcdError
 // keeps its code and exact message; anything else is UNKNOWN and logged), and go-grpc-prometheus's
 // per-call counters.
+import type { IncomingHttpHeaders } from 'node:http2';
 import { DirectWriter, coalesceWrites } from '../grpc/coalesce.js';
 import { status as Status } from '@grpc/grpc-js';
-import type { handleBidiStreamingCall, handleUnaryCall, Metadata, StatusObject } from '@grpc/grpc-js';
+import type { handleBidiStreamingCall, handleUnaryCall, Metadata } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { EtcdError, etcdError } from '../../kv/errors.js';
+import { varintLength } from '../../kv/pb.js';
 import type { StoreApi } from '../member/store-api.js';
-import type { GrpcMetrics, GrpcType, HotCounter } from '../embed/metrics.js';
+import type { GrpcMetrics } from '../grpc/call-metrics.js';
+import { CallTracker, MethodCounters } from '../grpc/call-metrics.js';
+import type { BidiCall, BidiCore, BidiTransport, EncodedMessage } from '../grpc/bidi.js';
+import { materialize } from '../grpc/bidi.js';
+import type { WireStatus } from '../grpc/wire-status.js';
+import { first } from '../grpc/fast-unary.js';
 import type { LeaderGuard } from './leader-guard.js';
 import { requiresLeader } from './leader-guard.js';
 import { wireSize } from './etcd-proto.js';
@@ -44,29 +51,6 @@ export interface EdgeContext {
   readonly maxRequestBytes: number;
 }
 
-/** Go's names for gRPC codes, as go-grpc-prometheus writes them in grpc_code. */
-const CODE_NAMES = [
-  'OK',
-  'Canceled',
-  'Unknown',
-  'InvalidArgument',
-  'DeadlineExceeded',
-  'NotFound',
-  'AlreadyExists',
-  'PermissionDenied',
-  'ResourceExhausted',
-  'FailedPrecondition',
-  'Aborted',
-  'OutOfRange',
-  'Unimplemented',
-  'Internal',
-  'Unavailable',
-  'DataLoss',
-  'Unauthenticated',
-];
-
-export type WireStatus = Pick<StatusObject, 'code' | 'details'>;
-
 export function toStatus(e: unknown, log: Logger): WireStatus {
   if (e instanceof EtcdError) return { code: e.grpcCode, details: e.message };
   if (e instanceof StatusError) return { code: e.code, details: e.message };
@@ -79,16 +63,6 @@ export function statusError(s: WireStatus): Error & WireStatus {
   return Object.assign(new Error(s.details), s);
 }
 
-/** Bytes of a protobuf varint. */
-export function varintLen(n: number): number {
-  let len = 1;
-  while (n >= 128) {
-    n = Math.floor(n / 128);
-    len++;
-  }
-  return len;
-}
-
 /**
  * etcd's ErrRequestTooLarge for a request that would be proposed: its Raft envelope over MaxRequestBytes.
  * etcd's v3rpc checks (empty key, too many ops, …) come first there, so an oversized request that is also
@@ -96,65 +70,9 @@ export function varintLen(n: number): number {
  */
 export function checkRequestSize<Req>(ctx: EdgeContext, req: Req, validate?: (req: Req) => void): void {
   const n = wireSize(req);
-  if (n + 1 + varintLen(n) + RAFT_HEADER_BYTES <= ctx.maxRequestBytes) return;
+  if (n + 1 + varintLength(n) + RAFT_HEADER_BYTES <= ctx.maxRequestBytes) return;
   validate?.(req);
   throw etcdError('REQUEST_TOO_LARGE');
-}
-
-/**
- * One method's counters. prom-client hashes a label set on every inc(), so the labelled children are
- * looked up once, when the method's handler is built, and counted through HotCounters (embed/metrics.ts).
- */
-export class MethodCounters {
-  private readonly labels: Record<'grpc_type' | 'grpc_service' | 'grpc_method', string>;
-  readonly started: HotCounter;
-  readonly msgReceived: HotCounter;
-  readonly msgSent: HotCounter;
-  private readonly handledByCode = new Map<number, HotCounter>();
-
-  constructor(
-    private readonly metrics: GrpcMetrics,
-    type: GrpcType,
-    service: string,
-    method: string,
-  ) {
-    this.labels = { grpc_type: type, grpc_service: service, grpc_method: method };
-    this.started = metrics.hot(metrics.started.labels(this.labels));
-    this.msgReceived = metrics.hot(metrics.msgReceived.labels(this.labels));
-    this.msgSent = metrics.hot(metrics.msgSent.labels(this.labels));
-  }
-
-  handled(code: number): void {
-    let c = this.handledByCode.get(code);
-    if (!c) {
-      c = this.metrics.hot(this.metrics.handled.labels({ ...this.labels, grpc_code: CODE_NAMES[code] ?? String(code) }));
-      this.handledByCode.set(code, c);
-    }
-    c.inc();
-  }
-}
-
-/** One call's counters; `done` counts once, whichever way the call ends. */
-export class CallTracker {
-  private finished = false;
-
-  constructor(private readonly counters: MethodCounters) {
-    counters.started.inc();
-  }
-
-  received(): void {
-    this.counters.msgReceived.inc();
-  }
-
-  sent(): void {
-    this.counters.msgSent.inc();
-  }
-
-  done(code: number): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.counters.handled(code);
-  }
 }
 
 /** etcd's interceptor checks for any call: leader required (hasleader metadata), and learners' limits. */
@@ -170,18 +88,29 @@ async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: bool
 export interface UnaryOptions<Req> {
   /** True for requests etcd proposes through Raft: they must fit MaxRequestBytes. */
   readonly proposal?: (req: Req) => boolean;
-  /** etcd's v3rpc request checks, which take precedence over the size limit (the store repeats them). */
+  /**
+   * etcd's v3rpc request checks, run here only for a request over the size limit: the member checks every
+   * request it is given (one place, member.put/deleteRange/txn), but etcd answers an oversized request
+   * that is also invalid with the check's error, so for that one request the check must come first.
+   */
   readonly validate?: (req: Req) => void;
   /** True for requests a learner serves (etcd: serializable Range and Status). */
   readonly learnerOk?: (req: Req) => boolean;
 }
 
-/** What a unary handler does once the request is decoded, whichever gRPC path delivered it. */
+/** What a unary handler does once the request is decoded, on the client port's own HTTP/2 server. */
 export interface UnaryCore {
   /** Starts one call's counters. */
   track(): CallTracker;
-  /** Admission, the size check and the call itself. `needsLeader`: the client sent hasleader=true. */
-  run(req: unknown, needsLeader: boolean): Promise<unknown>;
+  /** Admission, the size check and the call itself; `metadata`: the request's headers. */
+  run(req: unknown, metadata: IncomingHttpHeaders): Promise<unknown>;
+  /** The status a failed run() answers with (etcd's errors keep their code and message). */
+  toStatus(e: unknown): WireStatus;
+}
+
+/** etcd's hasleader metadata, as the request's headers carry it. */
+function headersRequireLeader(metadata: IncomingHttpHeaders): boolean {
+  return first(metadata.hasleader) === 'true';
 }
 
 const CORES = new WeakMap<object, UnaryCore>();
@@ -224,7 +153,11 @@ export function unary<Req, Res>(
       },
     );
   };
-  CORES.set(handler, { track: () => new CallTracker(counters), run: (req, needsLeader) => run(req as Req, needsLeader) });
+  CORES.set(handler, {
+    track: () => new CallTracker(counters),
+    run: (req, metadata) => run(req as Req, headersRequireLeader(metadata)),
+    toStatus: (e) => toStatus(e, ctx.log),
+  });
   return handler;
 }
 
@@ -237,24 +170,6 @@ export interface StreamSession {
   /** Ends the call: OK without an error, else the error's status. Later calls do nothing. */
   finish(err?: unknown): void;
   readonly ended: boolean;
-}
-
-/**
- * A response the handler can write straight into the transport's outgoing bytes, so that a stream sending
- * many small responses (a watch with 1000 watchers) makes no buffer per response. Used at once: the
- * transport calls writeTo() before writeEncoded() returns.
- */
-export interface EncodedMessage {
-  readonly length: number;
-  /** Writes the message's `length` bytes from buf[at]. */
-  writeTo(buf: Buffer, at: number): void;
-}
-
-/** The message's bytes in a buffer of their own, for a transport that cannot take them in place. */
-export function materialize(m: EncodedMessage): Buffer {
-  const b = Buffer.allocUnsafe(m.length);
-  m.writeTo(b, 0);
-  return b;
 }
 
 /** Where a bidi handler's responses go, whichever HTTP/2 server carries the call. */
@@ -276,34 +191,6 @@ export interface BidiHandlers<Req> {
   onEnd(): void;
   /** The call is over, whichever way it ended: release what the stream holds. */
   onClose(): void;
-}
-
-/** The transport side of one bidi call: grpc-js's call object, or the client port's own HTTP/2 server. */
-export interface BidiTransport {
-  /** Sends one response; false when the client is behind (room() follows when it can take more). */
-  write(res: unknown): boolean;
-  /** write() of an encoded message, written in place where the transport can (else it is materialized). */
-  writeEncoded?(m: EncodedMessage): boolean;
-  /** Ends the call with trailers carrying this status (OK included). */
-  end(s: WireStatus): void;
-}
-
-/** What a transport tells one bidi call. */
-export interface BidiCall {
-  /** A decoded request message. */
-  request(req: unknown): void;
-  /** The client half-closed its side. */
-  halfClose(): void;
-  /** The client cancelled (reset the stream, or its connection is gone). */
-  cancel(): void;
-  /** The client can take more after write() returned false. */
-  room(): void;
-}
-
-/** A bidi handler's core, for the client port's own HTTP/2 server (http2/front.ts). */
-export interface BidiCore {
-  /** Opens one call. `needsLeader`: the client sent hasleader=true. */
-  open(t: BidiTransport, needsLeader: boolean): BidiCall;
 }
 
 const BIDI_CORES = new WeakMap<object, BidiCore>();
@@ -403,7 +290,7 @@ export function bidi<Req, Res>(
     const direct = DirectWriter.for(call, room);
     const t: BidiTransport = {
       write: (res) => {
-        if (direct && Buffer.isBuffer(res)) return direct.write(res);
+        if (Buffer.isBuffer(res)) return direct.write(res);
         const ok = call.write(res as Res);
         if (!ok) call.once('drain', room);
         return ok;
@@ -418,6 +305,6 @@ export function bidi<Req, Res>(
     call.on('data', (req: Req) => opened.request(req));
     call.on('end', () => opened.halfClose());
   };
-  BIDI_CORES.set(handler, { open });
+  BIDI_CORES.set(handler, { open: (t, metadata) => open(t, headersRequireLeader(metadata)) });
   return handler;
 }

@@ -7,12 +7,13 @@ import type { ChannelOptions } from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { StoreApi } from '../member/store-api.js';
-import type { EtcdMetrics } from '../embed/metrics.js';
+import type { Gauge } from 'prom-client';
+import type { GrpcMetrics } from '../grpc/call-metrics.js';
 import type { EdgeContext } from './edge.js';
 import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES, bidiCore, unaryCore } from './edge.js';
 import type { FastUnaryMethod } from '../grpc/fast-unary.js';
-import type { FastStreamMethod } from '../http2/front.js';
-import { installFastUnary } from '../grpc/fast-unary.js';
+import type { FastStreamMethod } from '../grpc/front.js';
+import { assertGrpcJsVersion } from '../grpc/grpc-js-internals.js';
 import { LeaderGuard } from './leader-guard.js';
 import { etcdServiceDefinition, healthServiceDefinition } from './etcd-proto.js';
 import type { ByteCounters } from './etcd-proto.js';
@@ -27,25 +28,22 @@ import { healthService } from './health-service.js';
 export interface EtcdGrpcOptions {
   readonly store: StoreApi;
   readonly logger: Logger;
-  readonly metrics: EtcdMetrics;
+  /** The counters the services keep: gRPC's per call, and the open Watch streams (etcd_debugging_mvcc_watch_stream_total). */
+  readonly metrics: { readonly grpc: GrpcMetrics; readonly watchStreams: Gauge };
   /** etcd's --max-request-bytes (1.5 MiB by default). */
   readonly maxRequestBytes?: number;
   /** The member's election timeout: how often leader loss is checked for leader-requiring streams. */
   readonly electionTimeoutMs?: number;
   /** How long close() lets calls finish before cutting the connections. */
   readonly shutdownGraceMs?: number;
-  /** Serve the hot KV calls off the HTTP/2 stream (default true). */
-  readonly fastUnary?: boolean;
 }
 
 export interface EtcdGrpc {
   /** Serves one accepted connection (already past TLS, if any) that opened with the HTTP/2 preface. */
   injectConnection(conn: Duplex): void;
-  /** Whether the hot KV calls take the fast unary path (false if turned off or grpc-js changed shape). */
-  readonly fastUnary: boolean;
-  /** The hot KV calls by :path, for the client port's own HTTP/2 server (http2/front.ts); empty when turned off. */
+  /** The hot KV calls by :path, for the client port's own HTTP/2 server (grpc/front.ts). */
   readonly fastMethods: ReadonlyMap<string, FastUnaryMethod>;
-  /** The bidi streams (Watch, LeaseKeepAlive) by :path, for the same server; empty when turned off. */
+  /** The bidi streams (Watch, LeaseKeepAlive) by :path, for the same server. */
   readonly fastStreams: ReadonlyMap<string, FastStreamMethod>;
   /** grpc-js's receive limit, which the fast path applies too. */
   readonly maxReceiveBytes: number;
@@ -78,6 +76,8 @@ function serverOptions(maxReceiveBytes: number): ChannelOptions {
 const FAST_KV_METHODS = ['Range', 'Put', 'DeleteRange', 'Txn'] as const;
 
 export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
+  // Relayed streams reach into grpc-js's calls (grpc/coalesce.ts): refuse to start on an untested grpc-js.
+  assertGrpcJsVersion();
   const maxRequestBytes = opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const log = opts.logger.child({ component: 'etcd-grpc' });
   const guard = new LeaderGuard(opts.store, { logger: log, ...(opts.electionTimeoutMs ? { electionTimeoutMs: opts.electionTimeoutMs } : {}) });
@@ -111,7 +111,7 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   for (const name of FAST_KV_METHODS) {
     const def = kvDef[name];
     const core = unaryCore(kv[name]);
-    if (!def || !core) continue;
+    if (!def || !core) throw new Error(`KV.${name} has no handler core`);
     fast.push({ path: def.path, deserialize: def.requestDeserialize, serialize: def.responseSerialize, ...core });
   }
   // Watch and lease keep-alive streams, served by the client port's own HTTP/2 server.
@@ -119,17 +119,15 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   for (const [def, impl, name] of [[watchDef, watch, 'Watch'], [leaseDef, lease, 'LeaseKeepAlive']] as const) {
     const m = def[name];
     const core = bidiCore(impl[name]);
-    if (m && core) streams.push({ path: m.path, deserialize: m.requestDeserialize, serialize: m.responseSerialize, ...core });
+    if (!m || !core) throw new Error(`${name} has no handler core`);
+    streams.push({ path: m.path, deserialize: m.requestDeserialize, serialize: m.responseSerialize, ...core });
   }
-  const fastUnary = opts.fastUnary !== false && installFastUnary(server, fast, maxReceiveBytes, log);
-  if (opts.fastUnary !== false && !fastUnary) log.warn('grpc-js internals changed: KV calls take the slower grpc-js path');
 
   let closed: Promise<void> | undefined;
   const conns = new Set<Duplex>();
   return {
-    fastUnary,
-    fastMethods: new Map(opts.fastUnary === false ? [] : fast.map((m) => [m.path, m])),
-    fastStreams: new Map(opts.fastUnary === false ? [] : streams.map((m) => [m.path, m])),
+    fastMethods: new Map(fast.map((m) => [m.path, m])),
+    fastStreams: new Map(streams.map((m) => [m.path, m])),
     maxReceiveBytes,
     injectConnection: (conn) => {
       conns.add(conn);

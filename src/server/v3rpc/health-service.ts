@@ -3,7 +3,8 @@
 import { status as Status } from '@grpc/grpc-js';
 import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { EdgeContext } from './edge.js';
-import { CallTracker, MethodCounters, StatusError, unary } from './edge.js';
+import { CallTracker, MethodCounters } from '../grpc/call-metrics.js';
+import { StatusError, unary } from './edge.js';
 
 const SERVICE = 'grpc.health.v1.Health';
 

@@ -9,7 +9,8 @@ import { status as Status } from '@grpc/grpc-js';
 import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { AlarmType } from '../member/store-api.js';
 import type { EdgeContext } from './edge.js';
-import { CallTracker, ETCD_PACKAGE, MethodCounters, admit, statusError, toStatus, unary } from './edge.js';
+import { CallTracker, MethodCounters } from '../grpc/call-metrics.js';
+import { ETCD_PACKAGE, admit, statusError, toStatus, unary } from './edge.js';
 import type { Long } from './etcd-wire.js';
 import { currentHeader, num } from './etcd-wire.js';
 

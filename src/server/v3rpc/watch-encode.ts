@@ -9,7 +9,7 @@ import type { KvEvent } from '../../kv/types.js';
 import { Writer, bytesFieldLen, int64, intFieldLen, kvLength, putVarint, tagLen, varintLength, writeBytes, writeInt, writeKv } from '../../kv/pb.js';
 import type { WatchResponse } from '../../watch/types.js';
 import type { Header } from '../member/store-api.js';
-import type { EncodedMessage } from './edge.js';
+import type { EncodedMessage } from '../grpc/bidi.js';
 
 /** WatchResponse field 11 (events): tag, length and the Event, ready to be copied into any response. */
 function encodeEventField(ev: KvEvent): Buffer {
@@ -47,7 +47,7 @@ export function encodeHeaderField(h: Header): Buffer {
   const w = new Writer(tagLen(1) + varintLength(body) + body);
   w.varint((1 << 3) | 2);
   w.varint(body);
-  w.bytes(ids);
+  w.raw(ids);
   writeInt(w, 3, int64(h.revision));
   writeInt(w, 4, h.raftTerm);
   return w.buf;
@@ -126,7 +126,7 @@ export class WatchResponseEncoder {
     }
     for (const ev of events) size += this.eventField(ev).length;
     const w = new Writer(size);
-    w.bytes(header);
+    w.raw(header);
     writeInt(w, 2, int64(watchId));
     if (flags) {
       writeInt(w, 3, flags.created ? 1 : 0);
@@ -136,7 +136,7 @@ export class WatchResponseEncoder {
       writeInt(w, 7, flags.fragment ? 1 : 0);
     }
     // The second lookup of each event hits the cache the size pass filled.
-    for (const ev of events) w.bytes(this.eventField(ev));
+    for (const ev of events) w.raw(this.eventField(ev));
     return w.buf;
   }
 

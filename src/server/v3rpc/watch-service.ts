@@ -1,7 +1,7 @@
 // etcdserverpb.Watch: one client stream is one WatchStream (src/watch/watch-stream.ts). Requests go to it
 // as they arrive; its responses go out with a full header, and when the call's write buffer is full the
 // stream is paused until the client takes more, so a slow client holds back only its own watchers. The
-// call runs on the client port's own HTTP/2 server (http2/front.ts) or on grpc-js, through bidi()'s core.
+// call runs on the client port's own HTTP/2 server (grpc/front.ts) or on grpc-js, through bidi()'s core.
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Gauge } from 'prom-client';
 import type { WatchFilter, WatchRequest, WatchResponse } from '../../watch/types.js';

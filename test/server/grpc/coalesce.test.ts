@@ -14,13 +14,18 @@ const definition = {
 describe('coalesced server-stream writes', () => {
   let server: Server;
   let port = 0;
-  const coalesced: boolean[] = [];
+  const coalesced: (string | undefined)[] = [];
 
   beforeAll(async () => {
     server = new Server();
     server.addService(definition, {
       Burst: (call: ServerDuplexStream<Buffer, Buffer>) => {
-        coalesced.push(coalesceWrites(call));
+        try {
+          coalesceWrites(call);
+          coalesced.push(undefined);
+        } catch (e) {
+          coalesced.push((e as Error).message);
+        }
         call.on('data', (req: Buffer) => {
           const n = req.readUInt32BE(0);
           for (let i = 0; i < n; i++) call.write(Buffer.from(`m${i}`));
@@ -32,6 +37,10 @@ describe('coalesced server-stream writes', () => {
   });
 
   afterAll(() => server?.forceShutdown());
+
+  it('refuses a call not shaped as the pinned grpc-js release shapes it', () => {
+    expect(() => coalesceWrites({ call: { stream: {} } })).toThrow(/not shaped as grpc-js/);
+  });
 
   it('frames each message with a zero flag and its big-endian length', () => {
     const out = frameMessages([Buffer.from('ab'), Buffer.alloc(0), Buffer.from('xyz')]);
@@ -80,8 +89,8 @@ describe('coalesced server-stream writes', () => {
       call.end();
       expect(await done).toBe(status.OK);
       expect(got).toEqual(Array.from({ length: 5000 }, (_, i) => `m${i}`));
-      // If a grpc-js upgrade changes the call's internals, coalescing quietly turns off: catch that here.
-      expect(coalesced).toEqual([true]);
+      // The pinned grpc-js has the call internals coalescing needs (another shape throws, not slows down).
+      expect(coalesced).toEqual([undefined]);
     } finally {
       client.close();
     }

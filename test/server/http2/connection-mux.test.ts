@@ -1,109 +1,67 @@
-// routeH2: a client whose first request carries a valid :authority gets the socket handed straight to
-// Node's HTTP/2 server; one with a Go-style "http://host:port" authority gets the rewriting relay — and
-// in every case the request is served (Node's session never sees the ACK of the SETTINGS frame routeH2
-// sent on its behalf). An idle client's PINGs are answered while it waits.
-import http2 from 'node:http2';
+// sniff(): one port for HTTP/2 and HTTP/1.1, as etcd's cmux does it. A connection that opens with the
+// HTTP/2 preface (however its bytes are split) goes to HTTP/2 with every byte read so far; one that
+// departs from the preface at any byte goes to HTTP/1.1, its bytes put back for the parser.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routeH2, sniff } from '../../../src/server/http2/connection-mux.js';
+import { replayIntoSocket, sniff } from '../../../src/server/http2/connection-mux.js';
+import type { Protocol } from '../../../src/server/http2/connection-mux.js';
 
-interface Fixture {
-  readonly url: string;
-  readonly routes: string[];
-  close(): Promise<void>;
-}
-
-const open: Fixture[] = [];
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+const servers: net.Server[] = [];
 afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-async function fixture(): Promise<Fixture> {
-  const h2 = http2.createServer();
-  h2.on('stream', (stream, headers) => {
-    stream.respond({ ':status': 200 });
-    stream.end(String(headers[':authority']));
-  });
-  const routes: string[] = [];
-  const sockets = new Set<net.Socket>();
+/** A server that sniffs each connection, then (for HTTP/1) echoes what the socket reads after replay. */
+async function routed(send: readonly Buffer[]): Promise<{ protocol: Protocol; head: Buffer; replayed?: Buffer }> {
+  let settle: (v: { protocol: Protocol; head: Buffer; replayed?: Buffer }) => void = () => undefined;
+  const result = new Promise<{ protocol: Protocol; head: Buffer; replayed?: Buffer }>((r) => (settle = r));
   const server = net.createServer((sock) => {
-    sockets.add(sock);
     sniff(sock, (protocol, head) => {
-      expect(protocol).toBe('h2');
-      routeH2(sock, head, {
-        direct: (s) => {
-          routes.push('direct');
-          h2.emit('connection', s);
-        },
-        relay: (conn) => {
-          routes.push('relay');
-          h2.emit('connection', conn);
-        },
+      if (protocol === 'h2') {
+        settle({ protocol, head });
+        sock.destroy();
+        return;
+      }
+      replayIntoSocket(sock, head);
+      sock.once('data', (d: Buffer) => {
+        settle({ protocol, head, replayed: d });
+        sock.destroy();
       });
+      sock.resume();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const f: Fixture = {
-    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    routes,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-      h2.close();
-    },
-  };
-  open.push(f);
-  return f;
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const c = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+  c.on('error', () => undefined);
+  await new Promise((r) => c.once('connect', r));
+  for (const b of send) {
+    c.write(b);
+    await new Promise((r) => setImmediate(r));
+  }
+  const got = await result;
+  c.destroy();
+  return got;
 }
 
-function get(session: http2.ClientHttp2Session, authority?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = session.request({ ':path': '/', ...(authority ? { ':authority': authority } : {}) });
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (d: string) => (body += d));
-    req.on('end', () => resolve(body));
-    req.on('error', reject);
-  });
-}
-
-describe('routeH2', () => {
-  it('hands a connection whose first request has a valid :authority straight to the server', async () => {
-    const f = await fixture();
-    const session = http2.connect(f.url);
-    try {
-      expect(await get(session)).toMatch(/^127\.0\.0\.1:\d+$/);
-      expect(await get(session)).toMatch(/^127\.0\.0\.1:\d+$/);
-      expect(f.routes).toEqual(['direct']);
-    } finally {
-      session.close();
-    }
+describe('sniff', () => {
+  it('routes the HTTP/2 preface to HTTP/2 with the bytes read, even one byte at a time', async () => {
+    const settings = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    const whole = await routed([Buffer.concat([PREFACE, settings])]);
+    expect(whole.protocol).toBe('h2');
+    expect(whole.head.equals(Buffer.concat([PREFACE, settings]))).toBe(true);
+    const split = await routed([...PREFACE].map((b) => Buffer.from([b])));
+    expect(split.protocol).toBe('h2');
+    expect(split.head.equals(PREFACE)).toBe(true);
   });
 
-  it('relays a connection whose :authority is a URL, rewriting it so the server accepts every request', async () => {
-    const f = await fixture();
-    const session = http2.connect(f.url);
-    try {
-      expect(await get(session, 'http://127.0.0.1:2379')).toBe('http:__127.0.0.1:2379');
-      expect(await get(session, 'http://127.0.0.1:2379')).toBe('http:__127.0.0.1:2379');
-      expect(f.routes).toEqual(['relay']);
-    } finally {
-      session.close();
-    }
-  });
-
-  it("waits for an idle client's first request, answering its PINGs meanwhile, then hands it over directly", async () => {
-    const f = await fixture();
-    const session = http2.connect(f.url);
-    try {
-      await new Promise((r) => session.once('remoteSettings', r));
-      const rtt = await new Promise<number>((resolve, reject) => session.ping((err, ms) => (err ? reject(err) : resolve(ms))));
-      expect(rtt).toBeGreaterThanOrEqual(0);
-      expect(f.routes).toEqual([]);
-      expect(await get(session)).toMatch(/^127\.0\.0\.1:\d+$/);
-      expect(f.routes).toEqual(['direct']);
-    } finally {
-      session.close();
-    }
+  it('routes anything else to HTTP/1.1 with its bytes put back, also when it departs from the preface late', async () => {
+    const get = await routed([Buffer.from('GET /health HTTP/1.1\r\n\r\n')]);
+    expect(get.protocol).toBe('http1');
+    expect(get.replayed?.toString()).toBe('GET /health HTTP/1.1\r\n\r\n');
+    const late = await routed([Buffer.from('PRI * HTTP/1.1\r\n')]);
+    expect(late.protocol).toBe('http1');
+    expect(late.replayed?.toString()).toBe('PRI * HTTP/1.1\r\n');
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { etcdPackageDefinition } from '../../../src/server/v3rpc/etcd-proto.js';
 import { wireEvent, wireHeader } from '../../../src/server/v3rpc/etcd-wire.js';
 import { WatchResponseEncoder, encodeHeaderField } from '../../../src/server/v3rpc/watch-encode.js';
-import { materialize } from '../../../src/server/v3rpc/edge.js';
+import { materialize } from '../../../src/server/grpc/bidi.js';
 import type { KeyValue, KvEvent } from '../../../src/kv/types.js';
 import type { WatchResponse } from '../../../src/watch/types.js';
 import type { Header } from '../../../src/server/member/store-api.js';
