@@ -3,6 +3,7 @@
 // within an inflight window; snapshot: a snapshot is in flight, nothing else is sent.
 import { Inflights } from './inflights.js';
 import type { NodeId } from './types.js';
+import { compareNodeIds } from './types.js';
 
 export type ProgressState = 'probe' | 'replicate' | 'snapshot';
 
@@ -209,7 +210,7 @@ export class ProgressTracker {
    * the same (same count, every kept id still there) and must not be changed by callers.
    */
   ids(): readonly NodeId[] {
-    if (this.idsChanged()) this.sortedIds = [...this.progress.keys()].sort((a, b) => a - b);
+    if (this.idsChanged()) this.sortedIds = [...this.progress.keys()].sort(compareNodeIds);
     return this.sortedIds;
   }
 
@@ -221,10 +222,10 @@ export class ProgressTracker {
   }
 
   voterList(): NodeId[] {
-    return [...this.voters].sort((a, b) => a - b);
+    return [...this.voters].sort(compareNodeIds);
   }
 
   learnerList(): NodeId[] {
-    return [...this.learners].sort((a, b) => a - b);
+    return [...this.learners].sort(compareNodeIds);
   }
 }

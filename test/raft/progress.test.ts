@@ -3,6 +3,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Progress, ProgressTracker } from '../../src/raft/progress.js';
+import { MAX_NODE_ID, compareNodeIds } from '../../src/raft/types.js';
+
+/** Nine ids at the top of uint64, which a Number would round to one value: the tracker must keep them apart. */
+const WIDE_IDS = Array.from({ length: 9 }, (_, i) => MAX_NODE_ID - BigInt(i));
 
 describe('ProgressTracker', () => {
   it('committed() is the quorum-th largest voter match, call after call, as voters come and go', () => {
@@ -12,7 +16,8 @@ describe('ProgressTracker', () => {
         trk.progress.clear();
         trk.voters = new Set();
         trk.learners = new Set();
-        for (const [id, match, voter] of members) {
+        for (const [i, match, voter] of members) {
+          const id = WIDE_IDS[i - 1] as bigint;
           const pr = new Progress(match + 1, 256, !voter);
           pr.match = match;
           trk.progress.set(id, pr);
@@ -23,7 +28,7 @@ describe('ProgressTracker', () => {
         const matches = [...trk.voters].map((id) => trk.progress.get(id)?.match ?? 0).sort((a, b) => b - a);
         const expected = trk.voters.size === 0 ? Number.POSITIVE_INFINITY : matches[Math.floor(trk.voters.size / 2)];
         expect(trk.committed()).toBe(expected);
-        expect(trk.ids()).toEqual([...trk.progress.keys()].sort((a, b) => a - b));
+        expect(trk.ids()).toEqual([...trk.progress.keys()].sort(compareNodeIds));
       }),
       { numRuns: 500 },
     );
@@ -31,11 +36,11 @@ describe('ProgressTracker', () => {
 
   it('ids() notices a member replaced by another, not only a change in count', () => {
     const trk = new ProgressTracker(256);
-    trk.progress.set(1, new Progress(1, 256, false));
-    trk.progress.set(2, new Progress(1, 256, false));
-    expect(trk.ids()).toEqual([1, 2]);
-    trk.progress.delete(2);
-    trk.progress.set(3, new Progress(1, 256, false));
-    expect(trk.ids()).toEqual([1, 3]);
+    trk.progress.set(1n, new Progress(1, 256, false));
+    trk.progress.set(2n, new Progress(1, 256, false));
+    expect(trk.ids()).toEqual([1n, 2n]);
+    trk.progress.delete(2n);
+    trk.progress.set(3n, new Progress(1, 256, false));
+    expect(trk.ids()).toEqual([1n, 3n]);
   });
 });
