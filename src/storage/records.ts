@@ -11,12 +11,14 @@
 // edge; anything malformed is a BadRecord.
 //
 // This is an on-disk format, frozen by test/storage/records-format.test.ts (hex samples of every record
-// kind in every version this code reads). The version rule: a new record type, or a new field in a
-// msgpack record that readers may ignore, needs no new version; changing the frame, the entry layout, a
-// record type's number, a field's name, type or meaning does — FORMAT_VERSION goes up, and directories of
-// the old version are either still read (their samples stay in the test) or refused with STORAGE_VERSION
-// and a message saying what to do. The entries' data is the application's, with formats of their own
-// (src/raft/types.ts encodeConfChange, src/server/member/requests.ts), under the same version.
+// kind in every version this code reads) and test/storage/format-dir.test.ts (a whole data directory of
+// each version, fixtures/format-v<N>-dir.json, that the current code must load). The version rule: a new
+// record type, or a new field in a msgpack record that readers may ignore, needs no new version; changing
+// the frame, the entry layout, a record type's number, or a field's name, type or meaning does —
+// FORMAT_VERSION goes up, and directories of the old version are either still read (their samples stay in
+// the tests) or refused with STORAGE_VERSION and a message saying what to do. Entries' data and snapshot
+// data are the application's bytes, kept as they are, with formats of their own under the same version
+// (src/raft/types.ts encodeConfChange, src/server/member/requests.ts, membership.ts).
 import { crc32 } from 'node:zlib';
 import { pack, unpack } from 'msgpackr';
 import type { ConfState, Entry, EntryType, HardState, NodeId } from '../raft/types.js';
