@@ -60,6 +60,13 @@ export function wireCount(v: U64, field: string): number {
   return safe(typeof v === 'number' ? v : Number(v), field);
 }
 
+/** A decoded int64 field that may be negative (a lease's TTL: -1 for a lease that does not exist): a safe integer. */
+export function wireInt(v: U64, field: string): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isSafeInteger(n)) throw new PeerCodecError(`${field} ${String(v)} is not a safe integer`);
+  return n;
+}
+
 /** A decoded 64-bit field that names a member (0 for none): the whole uint64, as a bigint. */
 export function wireNodeId(v: U64, field: string): NodeId {
   let id: bigint;

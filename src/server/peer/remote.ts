@@ -9,7 +9,7 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { MemberInfo } from '../member/store-api.js';
 import type { OutboundHooks } from '../member/transport-api.js';
 import { newPeerClient } from './channel.js';
-import { memberFromWire, plainBytes, wireCount } from './codec.js';
+import { memberFromWire, plainBytes, wireInt } from './codec.js';
 import type { PeerTls, PeerUrl } from './credentials.js';
 import { PeerError, peerErrorOf } from './errors.js';
 import { callMetadata, MD_ETCD_ERROR, peerService } from './proto.js';
@@ -113,12 +113,12 @@ export class PeerRemote {
 
   async leaseKeepAlive(id: string): Promise<{ ttl: number }> {
     const r = await this.unary(peerService().leaseKeepAlive, { id }, this.deps.timings.leaseCallTimeoutMs);
-    return { ttl: wireCount(r.ttl, 'ttl') };
+    return { ttl: wireInt(r.ttl, 'ttl') };
   }
 
   async leaseTimeToLive(id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }> {
     const r = await this.unary(peerService().leaseTimeToLive, { id, keys }, this.deps.timings.leaseCallTimeoutMs);
-    return { ttl: wireCount(r.ttl, 'ttl'), grantedTtl: wireCount(r.grantedTtl, 'granted ttl'), keys: r.keys.map(plainBytes) };
+    return { ttl: wireInt(r.ttl, 'ttl'), grantedTtl: wireInt(r.grantedTtl, 'granted ttl'), keys: r.keys.map(plainBytes) };
   }
 
   async memberPromote(id: NodeId): Promise<{ members: MemberInfo[] }> {

@@ -243,11 +243,13 @@ describe('peer transport: forwarded lease calls', () => {
     const [a, b] = await h.pair();
     b.member.keepAlive = (id) => Promise.resolve({ ttl: id === '7205759403792793601' ? 42 : 0 });
     b.member.timeToLive = (id, keys) =>
-      Promise.resolve({ ttl: 5, grantedTtl: 60, keys: keys ? [new TextEncoder().encode(`k-${id}`)] : [] });
+      // etcd answers a lease that does not exist with TTL -1 (int64 on the wire).
+      Promise.resolve(id === '13' ? { ttl: -1, grantedTtl: 0, keys: [] } : { ttl: 5, grantedTtl: 60, keys: keys ? [new TextEncoder().encode(`k-${id}`)] : [] });
     await expect(a.transport.leaseKeepAlive(2n, '7205759403792793601')).resolves.toEqual({ ttl: 42 });
     const ttl = await a.transport.leaseTimeToLive(2n, '12', true);
     expect({ ...ttl, keys: ttl.keys.map((k) => new TextDecoder().decode(k)) }).toEqual({ ttl: 5, grantedTtl: 60, keys: ['k-12'] });
     await expect(a.transport.leaseTimeToLive(2n, '12', false)).resolves.toMatchObject({ keys: [] });
+    await expect(a.transport.leaseTimeToLive(2n, '13', false)).resolves.toEqual({ ttl: -1, grantedTtl: 0, keys: [] });
   });
 
   it("passes the leader's etcd error through unchanged", async () => {
