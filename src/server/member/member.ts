@@ -281,7 +281,7 @@ export class Member implements StoreApi {
     // Bounded: if the transferee cannot take over soon, stop anyway. It is given up at once when the
     // transferee's connection drops: every member stopping together (Ctrl-C on `setpoint up`) then takes a
     // moment, not two election timeouts.
-    await this.moveLeader(best.toString(), 2 * this.cfg.electionMs, () => !this.transport.isActive(best));
+    await this.moveLeader(String(best), 2 * this.cfg.electionMs, () => !this.transport.isActive(best));
     if (this.softState.lead !== best) this.log.info({ transferee: best.toString(16) }, 'stopping without a hand-over: the transferee went away');
   }
 
@@ -393,7 +393,7 @@ export class Member implements StoreApi {
     if (m && m.name === this.cfg.name && sameList(m.clientURLs, this.cfg.clientURLs)) return;
     // Called from the Ready loop: a refusal to propose must reject, not throw there.
     const attempt = async (): Promise<void> => {
-      await this.proposeRequest({ t: 'memberAttr', id: this.nextReqId(), memberId: this.memberId.toString(), name: this.cfg.name, clientURLs: [...this.cfg.clientURLs] });
+      await this.proposeRequest({ t: 'memberAttr', id: this.nextReqId(), memberId: String(this.memberId), name: this.cfg.name, clientURLs: [...this.cfg.clientURLs] });
     };
     attempt().catch(() => {
       this.published = false;
@@ -767,7 +767,7 @@ export class Member implements StoreApi {
     const cluster = this.membership.clusterId;
     const last = this.lastHeader;
     if (last && last.header.revision === rev && last.header.raftTerm === term && last.cluster === cluster && last.member === this.memberId) return last.header;
-    const header = { clusterId: cluster.toString(), memberId: this.memberId.toString(), revision: rev, raftTerm: term };
+    const header = { clusterId: String(cluster), memberId: String(this.memberId), revision: rev, raftTerm: term };
     this.lastHeader = { header, cluster, member: this.memberId };
     return header;
   }
@@ -789,7 +789,7 @@ export class Member implements StoreApi {
   private checkQuota(cost: number): void {
     if (this.kv.noSpaceAlarm) throw etcdError('NO_SPACE');
     if (cost > 0 && this.kv.size() + cost > this.cfg.quotaBackendBytes) {
-      void this.alarm('ACTIVATE', this.memberId.toString(), 'NOSPACE').catch(() => undefined);
+      void this.alarm('ACTIVATE', String(this.memberId), 'NOSPACE').catch(() => undefined);
       throw etcdError('NO_SPACE');
     }
   }
@@ -1006,7 +1006,7 @@ export class Member implements StoreApi {
       version: SERVER_VERSION,
       dbSize: this.kv.size(),
       dbSizeInUse: this.kv.size(),
-      leader: this.softState.lead.toString(),
+      leader: String(this.softState.lead),
       raftIndex: st.hardState.commit,
       raftTerm: st.hardState.term,
       raftAppliedIndex: st.applied,
@@ -1169,7 +1169,7 @@ export class Member implements StoreApi {
 
   /** For tests and the CLI: the member's view right now. */
   info(): { memberId: string; leader: string; term: number; applied: number; revision: number } {
-    return { memberId: this.memberId.toString(), leader: this.softState.lead.toString(), term: this.node.raft.term, applied: this.node.raft.raftLog.applied, revision: this.kv.currentRev };
+    return { memberId: String(this.memberId), leader: String(this.softState.lead), term: this.node.raft.term, applied: this.node.raft.raftLog.applied, revision: this.kv.currentRev };
   }
 }
 
