@@ -15,6 +15,9 @@ import { MEMBER_NODE_FLAGS } from '../../src/cli/member-node-flags.js';
 
 export type Flavor = 'etcd' | 'setpoint';
 
+/** Every cluster's --initial-cluster-token: with the peer URLs, what etcd derives the member ids from. */
+export const CLUSTER_TOKEN = 'differential';
+
 export interface ClusterOptions {
   /** Members started at once (default 3); spare slots get ports too, for `member add`. */
   readonly size?: number;
@@ -25,6 +28,11 @@ export interface ClusterOptions {
   readonly baseDir?: string;
   /** Client TLS: https client URLs with --cert-file/--key-file/--trusted-ca-file --client-cert-auth. */
   readonly tls?: ClientTls;
+  /**
+   * The ports of each slot, instead of free ones: a cluster on the URLs another one had (member ids are
+   * derived from the peer URLs, so the two then have the same ids).
+   */
+  readonly ports?: readonly { readonly client: number; readonly peer: number }[];
 }
 
 /** A CA and a certificate it signs, good for 127.0.0.1 as server and as client. */
@@ -171,7 +179,8 @@ export class ProcessCluster {
     const tlsFlags = opts.tls ? ['--cert-file', opts.tls.certFile, '--key-file', opts.tls.keyFile, '--trusted-ca-file', opts.tls.caFile, '--client-cert-auth'] : [];
     const c = new ProcessCluster(flavor, dir, [...tlsFlags, ...(opts.flags ?? [])], opts.tls);
     for (let i = 1; i <= size + (opts.spare ?? 0); i++) {
-      const [cp, pp] = [await freePort(), await freePort()];
+      const given = opts.ports?.[i - 1];
+      const [cp, pp] = given ? [given.client, given.peer] : [await freePort(), await freePort()];
       c.slots.push({
         name: `n${i}`,
         clientUrl: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${cp}`,
@@ -221,7 +230,7 @@ export class ProcessCluster {
       '--initial-advertise-peer-urls', s.peerUrl,
       '--initial-cluster', initialCluster,
       '--initial-cluster-state', state,
-      '--initial-cluster-token', 'differential',
+      '--initial-cluster-token', CLUSTER_TOKEN,
       ...this.flags,
     ];
     const [cmd, argv] = this.flavor === 'etcd' ? ['etcd', args] : [process.execPath, [...MEMBER_NODE_FLAGS, ...memberNodeArgs(), setpointMain(), 'store', ...args]];

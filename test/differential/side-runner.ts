@@ -4,7 +4,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessCluster } from './process-cluster.js';
-import { httpGet, waitUntil } from './process-cluster.js';
+import { CLUSTER_TOKEN, httpGet, waitUntil } from './process-cluster.js';
+import { clusterIdFor, memberIdFor } from '../../src/server/member/membership.js';
 import { CtlProcess, etcdctl } from './etcdctl.js';
 import type { CtlResult } from './etcdctl.js';
 import { Normalizer, parseJsonBig } from './normalize.js';
@@ -52,6 +53,7 @@ export class SideRunner {
     const tmp = await mkdtemp(join(cluster.dir, 'scratch-'));
     const r = new SideRunner(cluster, tmp);
     await r.refreshMembers();
+    r.checkIds();
     // Who wins the first election is chance; scripts that name the leader start with n1 on both sides.
     const { leader } = await r.roles();
     if (leader !== 'n1') {
@@ -91,6 +93,21 @@ export class SideRunner {
       const slot = this.cluster.slots.find((s) => m.peerURLs?.includes(s.peerUrl));
       const name = m.name !== undefined && m.name !== '' ? m.name : slot?.name;
       if (name !== undefined) this.norm.side.members.set(name, hex(m.ID));
+    }
+  }
+
+  /**
+   * Both sides must derive member and cluster ids exactly as etcd does (the peer URLs and the token), or
+   * scripts would compare the wrong things: a founding member whose id is not etcd's fails the script.
+   */
+  private checkIds(): void {
+    const founders = this.cluster.slots.filter((s) => this.cluster.running(s.name));
+    const want = founders.map((s) => memberIdFor([s.peerUrl], CLUSTER_TOKEN));
+    const got = founders.map((s) => this.norm.side.members.get(s.name));
+    const wantHex = want.map((id) => id.toString(16));
+    const wantCluster = clusterIdFor(want).toString(16);
+    if (got.join(',') !== wantHex.join(',') || this.norm.side.clusterId !== wantCluster) {
+      throw new Error(`${this.cluster.flavor}: member ids ${got.join(',')} in cluster ${this.norm.side.clusterId}, etcd's would be ${wantHex.join(',')} in ${wantCluster}`);
     }
   }
 
