@@ -69,6 +69,21 @@ describe.each([
       expect(gotBare && 'context' in gotBare).toBe(false);
     });
 
+    it("carries etcd's 64-bit member ids whole: in the identity metadata and in to and from", async () => {
+      // Both past 2^63, and one value as Numbers.
+      const [ida, idb] = [0xfffffffffffffff1n, 0xfffffffffffffff2n];
+      const a = await h.node(ida);
+      const b = await h.node(idb);
+      a.transport.addPeer(idb, [b.url]);
+      b.transport.addPeer(ida, [a.url]);
+      a.transport.send([heartbeat(ida, idb, 7)]);
+      b.transport.send([heartbeat(idb, ida, 8)]);
+      await waitFor(() => b.member.received.length === 1 && a.member.received.length === 1, 'a heartbeat each way');
+      expect(b.member.received[0]).toStrictEqual(heartbeat(ida, idb, 7));
+      expect(a.member.received[0]).toStrictEqual(heartbeat(idb, ida, 8));
+      expect([...b.transport.stats().inbound.keys()]).toEqual([ida]);
+    });
+
     it('batches many sends into few gRPC writes', async () => {
       const [a, b] = await h.pair();
       // Let the stream come up so the count is about batching, not about buffering while dialling.
