@@ -22,7 +22,7 @@ import { EtcdError, etcdError } from '../../kv/errors.js';
 import { checkPut, checkRange, checkTxn, putCost } from '../../kv/txn-check.js';
 import { WatchableStore } from '../../watch/watchable-store.js';
 import { WatchStream } from '../../watch/watch-stream.js';
-import { Membership, decodeIdentity, encodeIdentity, memberIdFor, parseMemberId, sortedURLs, toInfo } from './membership.js';
+import { Membership, decodeIdentity, encodeIdentity, memberIdFor, parseMemberId, parsePeerURLs, toInfo } from './membership.js';
 import type { ClusterMember } from './membership.js';
 import { decodeConfChangeContext, decodeRequest, encodeConfChangeContext, encodeRequest } from './requests.js';
 import type { MemberIdentity } from './membership.js';
@@ -882,9 +882,14 @@ export class Member implements StoreApi {
     return { members: this.membership.list() };
   }
 
-  async memberAdd(peerURLs: readonly string[], isLearner: boolean): Promise<{ member: MemberInfo; members: MemberInfo[] }> {
-    if (peerURLs.length === 0) throw etcdError('MEMBER_BAD_URLS');
-    for (const u of peerURLs) if (!isUrl(u)) throw etcdError('MEMBER_BAD_URLS');
+  async memberAdd(requested: readonly string[], isLearner: boolean): Promise<{ member: MemberInfo; members: MemberInfo[] }> {
+    // As etcd's types.NewURLs: the URLs the id is derived from, checked, normalized and sorted.
+    let peerURLs: string[];
+    try {
+      peerURLs = parsePeerURLs(requested);
+    } catch {
+      throw etcdError('MEMBER_BAD_URLS');
+    }
     // As etcd: checked before the conflicts below (which etcd finds only when the change applies).
     this.strictReconfigCheck('add', (v) => checkAdd(v, isLearner));
     for (const u of peerURLs) if (this.membership.byPeerURL(u)) throw etcdError('PEER_URL_EXIST');
@@ -892,7 +897,7 @@ export class Member implements StoreApi {
     // As etcd's MemberAdd: no cluster token, and the time in seconds.
     const id = memberIdFor(peerURLs, '', Math.floor(Date.now() / 1000));
     if (this.membership.members.has(id) || this.membership.removed.has(id)) throw etcdError('MEMBER_EXIST');
-    const member: ClusterMember = { id, name: '', peerURLs: sortedURLs(peerURLs), clientURLs: [], isLearner };
+    const member: ClusterMember = { id, name: '', peerURLs, clientURLs: [], isLearner };
     const r = await this.proposeConfChange<{ member: ClusterMember; members: MemberInfo[] }>(isLearner ? 'addLearner' : 'addNode', id, member);
     return { member: toInfo(r.member), members: r.members };
   }

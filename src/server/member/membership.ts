@@ -24,8 +24,29 @@ function byBytes(a: string, b: string): number {
 }
 
 /** Peer URLs in the order etcd keeps a member's (types.NewURLs sorts them). */
-export function sortedURLs(urls: readonly string[]): string[] {
+function sortedURLs(urls: readonly string[]): string[] {
   return [...urls].sort(byBytes);
+}
+
+/**
+ * A member's peer URLs as etcd's types.NewURLs takes them, since they are what its id is derived from:
+ * trimmed, the scheme in lower case, http, https, unix or unixs, a host:port, no path; sorted. Throws an
+ * Error saying what is wrong (etcd's words) for anything else.
+ */
+export function parsePeerURLs(strs: readonly string[]): string[] {
+  if (strs.length === 0) throw new Error('no valid URLs given');
+  return sortedURLs(
+    strs.map((raw) => {
+      const s = raw.trim();
+      const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/.exec(s);
+      const scheme = m?.[1]?.toLowerCase();
+      if (!m || (scheme !== 'http' && scheme !== 'https' && scheme !== 'unix' && scheme !== 'unixs')) throw new Error(`URL scheme must be http, https, unix, or unixs: ${s}`);
+      const host = m[2] as string;
+      if (!/^(?:\[[^\]]*\]|[^:[\]]*):[^:]*$/.test(host)) throw new Error(`URL address does not have the form "host:port": ${s}`);
+      if (m[3] !== '') throw new Error(`URL must not contain a path: ${s}`);
+      return `${scheme}://${host}`;
+    }),
+  );
 }
 
 function first8(h: Buffer): NodeId {
@@ -67,14 +88,16 @@ export function parseInitialCluster(s: string): Map<string, string[]> {
     if (eq <= 0) throw new Error(`--initial-cluster: "${part}" is not name=url`);
     const name = part.slice(0, eq);
     const url = part.slice(eq + 1);
-    try {
-      new URL(url);
-    } catch {
-      throw new Error(`--initial-cluster: "${url}" is not a URL`);
-    }
     out.set(name, [...(out.get(name) ?? []), url]);
   }
   if (out.size === 0) throw new Error('--initial-cluster is empty');
+  for (const [name, urls] of out) {
+    try {
+      out.set(name, parsePeerURLs(urls));
+    } catch (e) {
+      throw new Error(`--initial-cluster: ${(e as Error).message}`, { cause: e });
+    }
+  }
   return out;
 }
 
@@ -96,7 +119,7 @@ export class Membership {
       if (id === NONE) throw new Error(`cannot use ${id.toString(16)} as member id`);
       const same = ms.find((m) => m.id === id);
       if (same) throw new Error(`--initial-cluster: members ${same.name} and ${name} have the same id ${id.toString(16)} (the same peer URLs)`);
-      ms.push({ id, name, peerURLs: sortedURLs(urls), clientURLs: [], isLearner: false });
+      ms.push({ id, name, peerURLs: urls, clientURLs: [], isLearner: false });
     }
     const m = new Membership(clusterIdFor(ms.map((x) => x.id)));
     for (const x of ms) m.members.set(x.id, x);
