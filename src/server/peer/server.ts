@@ -161,10 +161,10 @@ export class PeerServer {
       return { refusal: 'PEER_BAD_REQUEST', detail: `from=${String(fromRaw)} to=${String(to)} cluster=${String(cluster)}` };
     }
     if (cluster !== this.opts.clusterId) {
-      return { refusal: 'PEER_CLUSTER_ID_MISMATCH', detail: `local=${this.opts.clusterId} remote=${cluster} from=${from.toString(16)}` };
+      return { refusal: 'PEER_CLUSTER_ID_MISMATCH', detail: `local=${hexOf(this.opts.clusterId)} remote=${hexOf(cluster)} from=${from.toString(16)}` };
     }
     if (to !== String(this.opts.memberId)) {
-      return { refusal: 'PEER_WRONG_RECIPIENT', detail: `this member is ${this.opts.memberId}, the call is for ${to}` };
+      return { refusal: 'PEER_WRONG_RECIPIENT', detail: `this member is ${this.opts.memberId.toString(16)}, the call is for ${hexOf(to)}` };
     }
     if (this.opts.isRemoved(from)) return { refusal: 'PEER_MEMBER_REMOVED', detail: `member ${from.toString(16)} was removed` };
     return { from };
@@ -367,4 +367,9 @@ function handlerError(err: unknown): Partial<ServiceError> {
     return { code: err.grpcCode, details: err.message, metadata };
   }
   return { code: status.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
+}
+
+/** A decimal uint64 from the identity metadata in hex, as etcd prints ids; anything else as it came. */
+function hexOf(decimal: string): string {
+  return /^\d{1,20}$/.test(decimal) ? BigInt(decimal).toString(16) : decimal;
 }

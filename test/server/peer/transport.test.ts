@@ -166,12 +166,14 @@ describe.each([
       await expect(a.transport.leaseKeepAlive(2n, '1')).rejects.toMatchObject({ code: 'PEER_CLUSTER_ID_MISMATCH' });
     });
 
-    it('refuses a call meant for another member', async () => {
+    it('refuses a call meant for another member, naming both in hex as etcd does', async () => {
       const a = await h.node(1n);
-      const b = await h.node(2n);
-      // Member 1 believes member 3 lives at member 2's URL.
-      a.transport.addPeer(3n, [b.url]);
-      await expect(a.transport.leaseKeepAlive(3n, '1')).rejects.toMatchObject({ code: 'PEER_WRONG_RECIPIENT' });
+      const b = await h.node(0x8027cae8a0e355ean);
+      // Member 1 believes member cfa6ba5483271eb1 lives at member 8027cae8a0e355ea's URL.
+      a.transport.addPeer(0xcfa6ba5483271eb1n, [b.url]);
+      const call = a.transport.leaseKeepAlive(0xcfa6ba5483271eb1n, '1');
+      await expect(call).rejects.toMatchObject({ code: 'PEER_WRONG_RECIPIENT' });
+      await expect(call).rejects.toThrow(/^peer cfa6ba5483271eb1 refused the call: .*this member is 8027cae8a0e355ea, the call is for cfa6ba5483271eb1/);
     });
 
     it('stops sending to a removed peer for good and refuses what it sends', async () => {
