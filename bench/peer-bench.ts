@@ -50,11 +50,11 @@ async function pair(): Promise<{ a: PeerTransportHandle; b: PeerTransportHandle;
   const sa = sink();
   const sb = sink();
   const common = { clusterId: '1', listenUrls: ['http://127.0.0.1:0'], logger, electionTimeoutMs: 1000 };
-  const a = await createPeerTransport({ ...common, memberId: 1, handlers: sa, hooks: sa });
-  const b = await createPeerTransport({ ...common, memberId: 2, handlers: sb, hooks: sb });
-  a.addPeer(2, b.addresses);
-  b.addPeer(1, a.addresses);
-  while (!a.isActive(2)) await new Promise((r) => setTimeout(r, 5));
+  const a = await createPeerTransport({ ...common, memberId: 1n, handlers: sa, hooks: sa });
+  const b = await createPeerTransport({ ...common, memberId: 2n, handlers: sb, hooks: sb });
+  a.addPeer(2n, b.addresses);
+  b.addPeer(1n, a.addresses);
+  while (!a.isActive(2n)) await new Promise((r) => setTimeout(r, 5));
   return { a, b, sa, sb };
 }
 
@@ -81,7 +81,7 @@ async function messages(entrySize: number, perMsg: number, seconds: number): Pro
       const room = window - (sent - sb.messages);
       if (room > 0) {
         const batch: Message[] = [];
-        for (let i = 0; i < room; i++) batch.push(msg({ type: 'app', from: 1, to: 2, term: 1, index: sent + i, entries }));
+        for (let i = 0; i < room; i++) batch.push(msg({ type: 'app', from: 1n, to: 2n, term: 1, index: sent + i, entries }));
         a.send(batch);
         sent += room;
       }
@@ -89,8 +89,8 @@ async function messages(entrySize: number, perMsg: number, seconds: number): Pro
     }
     while (sb.messages < sent && sa.dropped === 0) await new Promise((r) => setImmediate(r));
     const secs = (performance.now() - t0) / 1000;
-    if (sa.dropped > 0) throw new Error(`the transport dropped messages (${sa.dropped} reports): ${JSON.stringify(a.stats().outbound.get(2))}`);
-    const writes = a.stats().outbound.get(2)?.batches ?? 1;
+    if (sa.dropped > 0) throw new Error(`the transport dropped messages (${sa.dropped} reports): ${JSON.stringify(a.stats().outbound.get(2n))}`);
+    const writes = a.stats().outbound.get(2n)?.batches ?? 1;
     return {
       entry: entrySize >= 1024 ? `${entrySize / 1024} KiB` : `${entrySize} B`,
       perMsg,
@@ -115,7 +115,7 @@ async function snapshot(totalMiB: number): Promise<number> {
       })();
     const done = new Promise<boolean>((resolve) => (sa.snapshotDone = resolve));
     const t0 = performance.now();
-    a.send([msg({ type: 'snap', from: 1, to: 2, term: 1, snapshot: { data: new Uint8Array(0), metadata: { index: 1, term: 1, confState: { voters: [1, 2], learners: [] } } } })]);
+    a.send([msg({ type: 'snap', from: 1n, to: 2n, term: 1, snapshot: { data: new Uint8Array(0), metadata: { index: 1, term: 1, confState: { voters: [1n, 2n], learners: [] } } } })]);
     if (!(await done)) throw new Error('snapshot failed');
     const secs = (performance.now() - t0) / 1000;
     return sb.kvBytes / secs / 1e6;

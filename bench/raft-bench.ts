@@ -4,7 +4,7 @@
 import { RawNode } from '../src/raft/raw-node.js';
 import { bootstrapStorage, type MemoryStorage } from '../src/raft/storage.js';
 import { SeededRng } from '../src/raft/rng.js';
-import type { Message } from '../src/raft/types.js';
+import type { Message, NodeId } from '../src/raft/types.js';
 
 interface Member {
   readonly node: RawNode;
@@ -12,10 +12,10 @@ interface Member {
   applied: number;
 }
 
-function makeCluster(n: number): Map<number, Member> {
-  const ids = Array.from({ length: n }, (_, i) => i + 1);
+function makeCluster(n: number): Map<NodeId, Member> {
+  const ids = Array.from({ length: n }, (_, i) => BigInt(i + 1));
   const rng = new SeededRng(7);
-  const members = new Map<number, Member>();
+  const members = new Map<NodeId, Member>();
   for (const id of ids) {
     const storage = bootstrapStorage(ids);
     const node = new RawNode({ id, electionTick: 10, heartbeatTick: 1, storage, rng: rng.fork(), preVote: true, checkQuorum: true, maxInflightMsgs: 256 });
@@ -25,7 +25,7 @@ function makeCluster(n: number): Map<number, Member> {
 }
 
 /** Drives every member until nothing is left to do. Returns entries applied on the leader. */
-function pump(members: Map<number, Member>): void {
+function pump(members: Map<NodeId, Member>): void {
   let queue: Message[] = [];
   for (;;) {
     let busy = false;
@@ -51,7 +51,7 @@ function pump(members: Map<number, Member>): void {
 
 function run(nodes: number, batch: number, valueSize: number, total: number): { rate: number; ms: number } {
   const members = makeCluster(nodes);
-  const leader = members.get(1) as Member;
+  const leader = members.get(1n) as Member;
   leader.node.campaign();
   pump(members);
   const payload = new Uint8Array(valueSize).fill(97);

@@ -34,7 +34,7 @@ async function runCase(c: Case): Promise<Result> {
     for (let k = 0; k < c.batch; k++) entries.push({ index: next + k, term: 1, type: 'normal', data });
     next += c.batch;
     saves++;
-    return s.save({ entries, hardState: { term: 1, vote: 1, commit: next - 1 - c.batch }, mustSync: c.sync });
+    return s.save({ entries, hardState: { term: 1, vote: 1n, commit: next - 1 - c.batch }, mustSync: c.sync });
   };
   const t0 = process.hrtime.bigint();
   const elapsed = (): number => Number(process.hrtime.bigint() - t0) / 1e6;

@@ -53,7 +53,7 @@ function simulate(o: SimulateOptions): void {
   const nemesis = new Nemesis(cluster, DEMO_FAULTS, rng.fork());
   const workload = new Workload(cluster, { proposeRate: 0.3, readRate: 0.1, keys: 5 }, rng.fork());
   const secs = (): string => `${((cluster.now * o.tickMs) / 1000).toFixed(1).padStart(6)}s`;
-  let leader = 0;
+  let leader = 0n;
   let writes = 0;
   let reads = 0;
 
@@ -66,7 +66,7 @@ function simulate(o: SimulateOptions): void {
   cluster.listener = (e: ClusterEvent): void => {
     switch (e.type) {
       case 'leader':
-        console.log(`${secs()}  ${leader === 0 ? `leader elected: node ${e.node}` : `leader changed: node ${leader} -> node ${e.node}`} (term ${e.term})`);
+        console.log(`${secs()}  ${leader === 0n ? `leader elected: node ${e.node}` : `leader changed: node ${leader} -> node ${e.node}`} (term ${e.term})`);
         leader = e.node;
         break;
       case 'ack':

@@ -1,4 +1,5 @@
 // Errors the core reports to its caller. Each carries a stable `code`; messages may change, codes will not.
+import type { NodeId } from './types.js';
 
 export type RaftErrorCode =
   | 'RAFT_COMPACTED' // requested index is below the first available one
@@ -12,10 +13,10 @@ export type RaftErrorCode =
 
 export class RaftError extends Error {
   readonly code: RaftErrorCode;
-  /** For RAFT_PROPOSAL_DROPPED: the leader this node knows of (0 if none), so callers can redirect. */
-  readonly leaderHint: number;
+  /** For RAFT_PROPOSAL_DROPPED: the leader this node knows of (0n if none), so callers can redirect. */
+  readonly leaderHint: NodeId;
 
-  constructor(code: RaftErrorCode, message: string, leaderHint = 0) {
+  constructor(code: RaftErrorCode, message: string, leaderHint: NodeId = 0n) {
     super(message);
     this.name = 'RaftError';
     this.code = code;
@@ -31,7 +32,7 @@ export const errSnapOutOfDate = (): RaftError =>
   new RaftError('RAFT_SNAPSHOT_OUT_OF_DATE', 'raft: requested index is older than the existing snapshot');
 export const errSnapshotTemporarilyUnavailable = (): RaftError =>
   new RaftError('RAFT_SNAPSHOT_TEMPORARILY_UNAVAILABLE', 'raft: snapshot is temporarily unavailable');
-export const errProposalDropped = (reason: string, leaderHint: number): RaftError =>
+export const errProposalDropped = (reason: string, leaderHint: NodeId): RaftError =>
   new RaftError('RAFT_PROPOSAL_DROPPED', `raft proposal dropped: ${reason}`, leaderHint);
 
 /** Fails loudly when an invariant breaks; the simulation relies on these throwing. */

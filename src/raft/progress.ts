@@ -3,6 +3,7 @@
 // within an inflight window; snapshot: a snapshot is in flight, nothing else is sent.
 import { Inflights } from './inflights.js';
 import type { NodeId } from './types.js';
+import { compareNodeIds } from './types.js';
 
 export type ProgressState = 'probe' | 'replicate' | 'snapshot';
 
@@ -125,17 +126,64 @@ export class Progress {
 
 export type VoteResult = 'won' | 'lost' | 'pending';
 
-/** The set of progresses plus the voter/learner configuration and quorum arithmetic. */
+/** committed()'s stand-in for a voter that has no progress (yet): nothing matched. */
+const NO_PROGRESS = { match: 0 } as Progress;
+
+/**
+ * The set of progresses plus the voter/learner configuration and quorum arithmetic. Progresses change
+ * only through set/delete/clear and the configuration only by setConfig, so what the per-message paths
+ * need (ids() in order, the voters' progresses for committed()) is kept between changes: looking ids up
+ * in a Map costs more with bigint keys than with small numbers.
+ */
 export class ProgressTracker {
-  readonly progress = new Map<NodeId, Progress>();
-  voters = new Set<NodeId>();
-  learners = new Set<NodeId>();
+  private readonly byId = new Map<NodeId, Progress>();
+  private voterSet: ReadonlySet<NodeId> = new Set<NodeId>();
+  private learnerSet: ReadonlySet<NodeId> = new Set<NodeId>();
   /** Votes received in the current election: true = granted. */
   readonly votes = new Map<NodeId, boolean>();
   /** committed()'s scratch: voter matches, sorted in place on each call. */
   private readonly matches: number[] = [];
-  /** What ids() last returned, kept while the members stay the same. */
-  private sortedIds: NodeId[] = [];
+  /** What ids() returns, and the voters' progresses; undefined once progresses or voters change. */
+  private sortedIds: NodeId[] | undefined;
+  private voterProgress: Progress[] | undefined;
+
+  get progress(): ReadonlyMap<NodeId, Progress> {
+    return this.byId;
+  }
+
+  get voters(): ReadonlySet<NodeId> {
+    return this.voterSet;
+  }
+
+  get learners(): ReadonlySet<NodeId> {
+    return this.learnerSet;
+  }
+
+  set(id: NodeId, pr: Progress): void {
+    this.byId.set(id, pr);
+    this.changed();
+  }
+
+  delete(id: NodeId): void {
+    this.byId.delete(id);
+    this.changed();
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.changed();
+  }
+
+  setConfig(voters: Iterable<NodeId>, learners: Iterable<NodeId>): void {
+    this.voterSet = new Set(voters);
+    this.learnerSet = new Set(learners);
+    this.changed();
+  }
+
+  private changed(): void {
+    this.sortedIds = undefined;
+    this.voterProgress = undefined;
+  }
 
   constructor(
     readonly maxInflight: number,
@@ -155,12 +203,14 @@ export class ProgressTracker {
    * Runs on every append response: it sorts in a kept array, without allocating.
    */
   committed(): number {
-    if (this.voters.size === 0) return Number.POSITIVE_INFINITY;
+    if (this.voterSet.size === 0) return Number.POSITIVE_INFINITY;
     const m = this.matches;
     let n = 0;
-    for (const id of this.voters) {
+    // A voter without a progress counts as match 0 (a zero-match stand-in keeps the array dense).
+    this.voterProgress ??= [...this.voterSet].map((id) => this.byId.get(id) ?? NO_PROGRESS);
+    for (const pr of this.voterProgress) {
       // Insertion into descending order.
-      const v = this.progress.get(id)?.match ?? 0;
+      const v = pr.match;
       let i = n++;
       while (i > 0 && (m[i - 1] as number) < v) {
         m[i] = m[i - 1] as number;
@@ -204,27 +254,17 @@ export class ProgressTracker {
     return active >= this.quorum();
   }
 
-  /**
-   * Ids of every member, sorted for deterministic iteration. The array is kept while the members stay
-   * the same (same count, every kept id still there) and must not be changed by callers.
-   */
+  /** Ids of every member, sorted for deterministic iteration; kept between changes, not to be changed by callers. */
   ids(): readonly NodeId[] {
-    if (this.idsChanged()) this.sortedIds = [...this.progress.keys()].sort((a, b) => a - b);
+    this.sortedIds ??= [...this.byId.keys()].sort(compareNodeIds);
     return this.sortedIds;
   }
 
-  /** Whether the members differ from what ids() kept (a loop, not a closure: this runs per message). */
-  private idsChanged(): boolean {
-    if (this.sortedIds.length !== this.progress.size) return true;
-    for (const id of this.sortedIds) if (!this.progress.has(id)) return true;
-    return false;
-  }
-
   voterList(): NodeId[] {
-    return [...this.voters].sort((a, b) => a - b);
+    return [...this.voters].sort(compareNodeIds);
   }
 
   learnerList(): NodeId[] {
-    return [...this.learners].sort((a, b) => a - b);
+    return [...this.learners].sort(compareNodeIds);
   }
 }

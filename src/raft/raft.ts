@@ -343,7 +343,7 @@ export class Raft {
     for (const [id, old] of this.trk.progress) {
       const pr = new Progress(last + 1, this.trk.maxInflight, old.isLearner, this.trk.maxInflightBytes);
       if (id === this.id) pr.match = this.raftLog.stableLastIndex();
-      this.trk.progress.set(id, pr);
+      this.trk.set(id, pr);
     }
     this.pendingConfIndex = 0;
     this.uncommittedSize = 0;
@@ -868,7 +868,7 @@ export class Raft {
       return false;
     }
     this.raftLog.restore(s);
-    this.trk.progress.clear();
+    this.trk.clear();
     this.applyConfState(cs);
     return true;
   }
@@ -876,17 +876,16 @@ export class Raft {
   // ---- configuration ----
 
   private applyConfState(cs: ConfState): void {
-    this.trk.voters = new Set(cs.voters);
-    this.trk.learners = new Set(cs.learners);
+    this.trk.setConfig(cs.voters, cs.learners);
     const next = this.raftLog.lastIndex() + 1;
     for (const id of [...cs.voters, ...cs.learners]) {
       if (this.trk.progress.has(id)) continue;
       const pr = new Progress(next, this.trk.maxInflight, cs.learners.includes(id), this.trk.maxInflightBytes);
       pr.recentActive = true;
-      this.trk.progress.set(id, pr);
+      this.trk.set(id, pr);
     }
     for (const id of [...this.trk.progress.keys()]) {
-      if (!cs.voters.includes(id) && !cs.learners.includes(id)) this.trk.progress.delete(id);
+      if (!cs.voters.includes(id) && !cs.learners.includes(id)) this.trk.delete(id);
     }
     this.isLearner = this.trk.learners.has(this.id);
   }

@@ -1,8 +1,8 @@
 // The core's read-only view of stable storage, and MemoryStorage: the in-memory implementation used by
 // tests, the simulation and (as a cache in front of the durable log) the server.
-import type { ConfState, Entry, HardState, Snapshot } from './types.js';
+import type { ConfState, Entry, HardState, NodeId, Snapshot } from './types.js';
 import { errCompacted, errSnapOutOfDate, errUnavailable, invariant } from './errors.js';
-import { entrySize } from './types.js';
+import { NONE, entrySize } from './types.js';
 
 export interface InitialState {
   readonly hardState: HardState;
@@ -25,7 +25,7 @@ export interface Storage {
 }
 
 export const EMPTY_CONF_STATE: ConfState = { voters: [], learners: [] };
-const EMPTY_HARD_STATE: HardState = { term: 0, vote: 0, commit: 0 };
+const EMPTY_HARD_STATE: HardState = { term: 0, vote: NONE, commit: 0 };
 
 export function emptySnapshot(): Snapshot {
   return { metadata: { index: 0, term: 0, confState: EMPTY_CONF_STATE }, data: new Uint8Array(0) };
@@ -150,9 +150,9 @@ export class MemoryStorage implements Storage {
 }
 
 /** A fresh member's storage for a new cluster: a snapshot at index 1 that holds the initial configuration. */
-export function bootstrapStorage(voters: readonly number[], learners: readonly number[] = []): MemoryStorage {
+export function bootstrapStorage(voters: readonly NodeId[], learners: readonly NodeId[] = []): MemoryStorage {
   const s = new MemoryStorage();
   s.applySnapshot({ metadata: { index: 1, term: 1, confState: { voters: [...voters], learners: [...learners] } }, data: new Uint8Array(0) });
-  s.setHardState({ term: 1, vote: 0, commit: 1 });
+  s.setHardState({ term: 1, vote: NONE, commit: 1 });
   return s;
 }

@@ -1,9 +1,25 @@
 // The vocabulary of the consensus core: entries, messages, hard state, snapshots and the Ready batch.
 // Everything here is plain data so a test (or the simulation) can build, compare and print it.
 
-/** A member id. Non-zero; 0 means "none" (no leader, no vote). Kept below 2^53 so it is a safe number. */
-export type NodeId = number;
-export const NONE: NodeId = 0;
+/**
+ * A member id: an unsigned 64-bit integer, as etcd's (derived from a SHA-1, so most need all 64 bits).
+ * 0 means "none" (no leader, no vote). A bigint, so no id loses bits; the core only compares, sorts and
+ * keys maps by ids, never does arithmetic on them.
+ */
+export type NodeId = bigint;
+export const NONE: NodeId = 0n;
+/** The largest id (2^64 - 1): ids travel as uint64. */
+export const MAX_NODE_ID: NodeId = 0xffff_ffff_ffff_ffffn;
+
+/** Whether `v` is an id a member may have: a bigint in [1, 2^64 - 1]. */
+export function isNodeId(v: unknown): v is NodeId {
+  return typeof v === 'bigint' && v > NONE && v <= MAX_NODE_ID;
+}
+
+/** Ascending order of ids, for sort() (bigints cannot be subtracted into a number). */
+export function compareNodeIds(a: NodeId, b: NodeId): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 export type EntryType = 'normal' | 'confChange';
 
@@ -189,19 +205,26 @@ function fromHex(s: string): Uint8Array {
   return out;
 }
 
-/** ConfChanges travel in entry data; JSON keeps them readable in traces. Context is hex. */
+/**
+ * ConfChanges travel in entry data, so this is an on-disk format (the write-ahead log keeps entries as
+ * they are): JSON, readable in traces, `{"type":…,"nodeId":"<decimal uint64>","ctx":"<hex>"}` — the id a
+ * string because JSON numbers lose bits past 2^53. Version rule: a key may be added (decoders ignore keys
+ * they do not know) without a new storage format version; renaming or retyping a key, or changing what
+ * one means, needs a new version (src/storage/records.ts FORMAT_VERSION) and the old form must still
+ * decode or the old directory be refused. test/raft/conf-change-format.test.ts holds the frozen samples.
+ */
 export function encodeConfChange(cc: ConfChange): Uint8Array {
   const ctx = cc.context ? toHex(cc.context) : undefined;
-  return textEncoder.encode(JSON.stringify({ type: cc.type, nodeId: cc.nodeId, ...(ctx !== undefined ? { ctx } : {}) }));
+  return textEncoder.encode(JSON.stringify({ type: cc.type, nodeId: cc.nodeId.toString(), ...(ctx !== undefined ? { ctx } : {}) }));
 }
 
 export function decodeConfChange(data: Uint8Array): ConfChange {
-  const raw = JSON.parse(textDecoder.decode(data)) as { type: ConfChangeType; nodeId: NodeId; ctx?: string };
+  const raw = JSON.parse(textDecoder.decode(data)) as { type: ConfChangeType; nodeId: unknown; ctx?: unknown };
   if (raw.type !== 'addNode' && raw.type !== 'addLearner' && raw.type !== 'removeNode') {
     throw new Error(`raft: bad conf change type ${String(raw.type)}`);
   }
-  if (!Number.isSafeInteger(raw.nodeId) || raw.nodeId <= 0) throw new Error('raft: bad conf change node id');
-  return raw.ctx !== undefined
-    ? { type: raw.type, nodeId: raw.nodeId, context: fromHex(raw.ctx) }
-    : { type: raw.type, nodeId: raw.nodeId };
+  const nodeId = typeof raw.nodeId === 'string' && /^[1-9]\d{0,19}$/.test(raw.nodeId) ? BigInt(raw.nodeId) : NONE;
+  if (!isNodeId(nodeId)) throw new Error('raft: bad conf change node id');
+  if (raw.ctx !== undefined && (typeof raw.ctx !== 'string' || !/^(?:[0-9a-f]{2})*$/.test(raw.ctx))) throw new Error('raft: bad conf change context');
+  return raw.ctx !== undefined ? { type: raw.type, nodeId, context: fromHex(raw.ctx) } : { type: raw.type, nodeId };
 }

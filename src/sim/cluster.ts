@@ -19,8 +19,13 @@ import { Trace, type MessageFate } from './trace.js';
 import { SimViolation } from './violation.js';
 
 export interface ClusterConfig {
-  /** Initial voters, ids 1..voters. Members added later get fresh ids. */
+  /** Initial voters, ids idBase+1..idBase+voters. Members added later get fresh ids. */
   readonly voters: number;
+  /**
+   * Added to every node id (default 0n: ids 1, 2, 3…). Near 2^64, ids that a Number would round to one
+   * value (2^64-255 and 2^64-254 do) check that the core carries 64-bit ids without loss.
+   */
+  readonly idBase?: bigint;
   readonly raft: NodeRaftOptions;
   readonly net: NetFaults;
   /** Applied entries between snapshots (0: never compact). Small values exercise snapshot sends. */
@@ -66,7 +71,7 @@ export class SimCluster {
 
   private readonly queue = new EventQueue<Queued>();
   private readonly rng: SeededRng;
-  private nextNodeId: number;
+  private nextNodeId: NodeId;
   private lastConfIndexNoted = 0;
 
   constructor(cfg: ClusterConfig, rng: SeededRng) {
@@ -75,8 +80,9 @@ export class SimCluster {
     this.net = new SimNetwork(rng, cfg.net);
     this.checker = new SafetyChecker(cfg.strictChecks);
     this.trace = new Trace(cfg.traceLines);
-    const voters = Array.from({ length: cfg.voters }, (_, i) => i + 1);
-    this.nextNodeId = cfg.voters + 1;
+    const base = cfg.idBase ?? 0n;
+    const voters = Array.from({ length: cfg.voters }, (_, i) => base + BigInt(i + 1));
+    this.nextNodeId = base + BigInt(cfg.voters + 1);
     for (const id of voters) this.startNode(new SimNode(id, bootstrapStorage(voters)));
   }
 

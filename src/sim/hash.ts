@@ -31,6 +31,11 @@ export function mixInt(h: number, v: number): number {
   return h >>> 0;
 }
 
+/** Folds a node id into a running hash: as a Number, which a trace hash may round (it only has to be deterministic). */
+export function mixId(h: number, id: bigint): number {
+  return mixInt(h, Number(id));
+}
+
 /** An entry's identity apart from its index: term, type and payload. */
 export function entryFingerprint(e: Entry): number {
   return hashBytes(e.data, mixInt(mixInt(HASH_SEED, e.term), e.type === 'confChange' ? 1 : 0));

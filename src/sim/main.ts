@@ -36,6 +36,7 @@ interface CliOptions {
   classicChecks?: boolean;
   keepGoing?: boolean;
   checkDeterminism?: boolean;
+  wideIds?: boolean;
   trace: number;
 }
 
@@ -48,6 +49,7 @@ const program = new Command('sim')
   .option('--classic-checks', 'check only the Raft paper properties, not the direct vote/commit rules')
   .option('--keep-going', 'run every seed even after a violation')
   .option('--check-determinism', 'run each seed twice and fail if the traces differ')
+  .option('--wide-ids', 'give members ids near 2^64 (which Numbers cannot tell apart) instead of 1, 2, 3')
   .option('--trace <events>', 'events of trace to show for a violation', parsePositive, 60)
   .action((o: CliOptions) => {
     const summary = emptySummary();
@@ -62,6 +64,7 @@ const program = new Command('sim')
         traceLines: o.trace,
         ...(o.bug !== undefined ? { bug: o.bug } : {}),
         ...(o.classicChecks === true ? { strict: false } : {}),
+        ...(o.wideIds === true ? { wideIds: true } : {}),
       };
       const r = runSeed(opts);
       addResult(summary, r);

@@ -18,13 +18,11 @@ export interface NetFaults {
 
 export const CALM_NET: NetFaults = { dropRate: 0, dupRate: 0, minDelay: 1, maxDelay: 2, longDelayRate: 0, longDelayMax: 0 };
 
-// Node ids stay far below this in a run (new members get fresh ids), so a link fits in one number.
-const LINK_STRIDE = 1 << 16;
-
 export class SimNetwork {
   faults: NetFaults;
   private readonly rng: Rng;
-  private readonly cut = new Set<number>();
+  /** Cut links: sender → the receivers it cannot reach. */
+  private readonly cut = new Map<NodeId, Set<NodeId>>();
 
   constructor(rng: Rng, faults: NetFaults) {
     this.rng = rng;
@@ -32,7 +30,7 @@ export class SimNetwork {
   }
 
   isCut(from: NodeId, to: NodeId): boolean {
-    return this.cut.size > 0 && this.cut.has(from * LINK_STRIDE + to);
+    return this.cut.size > 0 && this.cut.get(from)?.has(to) === true;
   }
 
   get partitioned(): boolean {
@@ -40,7 +38,9 @@ export class SimNetwork {
   }
 
   cutLink(from: NodeId, to: NodeId): void {
-    this.cut.add(from * LINK_STRIDE + to);
+    let cutTo = this.cut.get(from);
+    if (cutTo === undefined) this.cut.set(from, (cutTo = new Set()));
+    cutTo.add(to);
   }
 
   /** Cuts every link between the groups; nodes in no group keep all their links. */

@@ -33,6 +33,8 @@ export interface SimOptions {
   readonly strict?: boolean;
   readonly recoverBound?: number;
   readonly traceLines?: number;
+  /** Node ids near 2^64 (seed-setup.ts WIDE_ID_BASE) instead of 1, 2, 3…. */
+  readonly wideIds?: boolean;
 }
 
 export interface SeedStats {
@@ -67,7 +69,8 @@ export interface SeedResult {
 export function replayCommand(o: SimOptions): string {
   const bug = o.bug !== undefined ? ` --bug ${o.bug}` : '';
   const classic = o.strict === false ? ' --classic-checks' : '';
-  return `npm run sim -- --seeds ${o.seed}-${o.seed} --nodes ${o.nodes} --steps ${o.steps}${bug}${classic}`;
+  const wide = o.wideIds === true ? ' --wide-ids' : '';
+  return `npm run sim -- --seeds ${o.seed}-${o.seed} --nodes ${o.nodes} --steps ${o.steps}${bug}${classic}${wide}`;
 }
 
 /**
@@ -94,6 +97,7 @@ function runSeedOnce(o: SimOptions): SeedResult {
     strict: o.strict ?? true,
     traceLines: o.traceLines ?? 60,
     ...(o.bug !== undefined ? { bug: o.bug } : {}),
+    ...(o.wideIds === true ? { wideIds: true } : {}),
   });
   const cluster = new SimCluster(setup.cluster, rng.fork());
   const nemesis = new Nemesis(cluster, setup.faults, rng.fork());

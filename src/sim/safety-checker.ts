@@ -3,6 +3,7 @@
 // Checks look only at what a node persisted or applied, never at the core's private fields.
 import type { MemoryStorage } from '../raft/storage.js';
 import type { Entry, NodeId, Ready, StateType } from '../raft/types.js';
+import { NONE } from '../raft/types.js';
 import { entryFingerprint, HASH_SEED, mixInt } from './hash.js';
 import { SimViolation } from './violation.js';
 
@@ -48,7 +49,7 @@ export class SafetyChecker {
     // The bootstrap snapshot at 1/1 is committed and applied (as the empty state) everywhere.
     this.committedTerm[1] = 1;
     this.committedSeenIn[1] = 1;
-    this.committedSeenBy[1] = 0;
+    this.committedSeenBy[1] = NONE;
     this.appliedChain[1] = HASH_SEED;
   }
 
@@ -66,7 +67,7 @@ export class SafetyChecker {
       if (hs.commit < prev.commit) {
         fail('hard-state-regression', `node ${node} persists commit ${hs.commit} after commit ${prev.commit} (term ${hs.term})`);
       }
-      if (this.strict && hs.term === prev.term && prev.vote !== 0 && hs.vote !== prev.vote) {
+      if (this.strict && hs.term === prev.term && prev.vote !== NONE && hs.vote !== prev.vote) {
         fail('vote-changed', `node ${node} voted for ${prev.vote} in term ${hs.term}, then persists a vote for ${hs.vote} in the same term`);
       }
     }

@@ -13,6 +13,11 @@ export const PLANTED_BUGS = ['voteTwice', 'commitPreviousTermByCounting', 'readW
 export type PlantedBugName = (typeof PLANTED_BUGS)[number];
 
 export const ELECTION_TICK = 10;
+/**
+ * Node ids for --wide-ids: 2^64 - 1024 + 1, + 2, … As Numbers they are all one value (doubles near 2^64
+ * are 4096 apart), so a core that let an id pass through a Number would mistake one member for another.
+ */
+export const WIDE_ID_BASE = 2n ** 64n - 1024n;
 export const HEARTBEAT_TICK = 1;
 
 export interface SeedSetup {
@@ -26,6 +31,8 @@ export interface SetupOptions {
   readonly bug?: PlantedBugName;
   readonly strict: boolean;
   readonly traceLines: number;
+  /** Ids from WIDE_ID_BASE + 1 instead of 1. */
+  readonly wideIds?: boolean;
 }
 
 export function setupForSeed(rng: Rng, o: SetupOptions): SeedSetup {
@@ -42,6 +49,7 @@ export function setupForSeed(rng: Rng, o: SetupOptions): SeedSetup {
   const maxSizePerMsg = one([1, 200, 1 << 20]);
   const cluster: ClusterConfig = {
     voters: o.nodes,
+    ...(o.wideIds === true ? { idBase: WIDE_ID_BASE } : {}),
     raft: {
       electionTick: ELECTION_TICK,
       heartbeatTick: HEARTBEAT_TICK,

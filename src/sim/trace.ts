@@ -3,7 +3,7 @@
 // the (immutable) message and are rendered only if they are shown, so tracing costs little.
 import type { Message } from '../raft/types.js';
 import { describeMessage } from '../raft/describe.js';
-import { hashString, HASH_SEED, mixInt } from './hash.js';
+import { hashString, HASH_SEED, mixId, mixInt } from './hash.js';
 
 export type MessageFate = 'deliver' | 'drop' | 'cut' | 'down';
 
@@ -43,7 +43,7 @@ export class Trace {
     let h = mixInt(this.h, tick);
     h = mixInt(h, FATE_CODE[fate]);
     h = hashString(m.type, h);
-    h = mixInt(mixInt(h, m.from), m.to);
+    h = mixId(mixId(h, m.from), m.to);
     h = mixInt(mixInt(h, m.term), m.index);
     h = mixInt(mixInt(h, m.logTerm), m.commit);
     h = mixInt(mixInt(h, m.entries.length), m.reject ? 1 : 0);

@@ -54,7 +54,7 @@ function hasZeroSector(buf: Buffer, from: number, to: number): boolean {
 
 /** The writer's state, rebuilt record by record with the same meaning the writer gave each record. */
 class Replay {
-  hs: HardState = { term: 0, vote: 0, commit: 0 };
+  hs: HardState = { term: 0, vote: 0n, commit: 0 };
   cs: ConfState | undefined;
   snap: StoredSnapshot | undefined;
   offset = 0;

@@ -6,17 +6,35 @@
 // the writer). Log entries — the hot, high-volume records — use a fixed binary payload: [entry type u8]
 // [index u64be][term u64be][data], the data copied verbatim. The other records are small and written at
 // most once per Ready, so they are msgpack: self-describing, which lets a later format add a field without
-// a new layout. Decoding parses into typed values here, at the edge; anything malformed is a BadRecord.
+// a new layout. Member ids (a vote, a configuration's voters and learners) are msgpack 64-bit integers
+// (int 64 below 2^63, uint 64 above), read back as bigints. Decoding parses into typed values here, at the
+// edge; anything malformed is a BadRecord.
+//
+// This is an on-disk format, frozen by test/storage/records-format.test.ts (hex samples of every record
+// kind in every version this code reads) and test/storage/format-dir.test.ts (a whole data directory of
+// each version, fixtures/format-v<N>-dir.json, that the current code must load). The version rule: a new
+// record type, or a new field in a msgpack record that readers may ignore, needs no new version; changing
+// the frame, the entry layout, a record type's number, or a field's name, type or meaning does —
+// FORMAT_VERSION goes up, and directories of the old version are either still read (their samples stay in
+// the tests) or refused with STORAGE_VERSION and a message saying what to do. Entries' data and snapshot
+// data are the application's bytes, kept as they are, with formats of their own under the same version
+// (src/raft/types.ts encodeConfChange, src/server/member/requests.ts, membership.ts).
 import { crc32 } from 'node:zlib';
 import { pack, unpack } from 'msgpackr';
 import type { ConfState, Entry, EntryType, HardState, NodeId } from '../raft/types.js';
+import { NONE, isNodeId } from '../raft/types.js';
 
 /** A record that does not decode: the caller names the segment, the offset and the directory. */
 export class BadRecord extends Error {}
 
 export const FORMAT_MAGIC = 'setpoint-raft';
-/** Version 1 kept the log in LevelDB; version 2 is this write-ahead log. */
-export const FORMAT_VERSION = 2;
+/**
+ * Version 1 kept the log in LevelDB; version 2 is this write-ahead log with 52-bit member ids (msgpack
+ * numbers); version 3 carries etcd's 64-bit member ids (msgpack 64-bit integers, conf changes with string
+ * ids). Versions 1 and 2 are refused (src/storage/errors.ts says what to do): their member ids are not
+ * etcd's, so they cannot be carried over.
+ */
+export const FORMAT_VERSION = 3;
 
 const FRAME_HEADER = 8;
 
@@ -158,10 +176,14 @@ const text: FieldParser<string> = (v, field) => {
 };
 
 const ids: FieldParser<NodeId[]> = (v, field) => {
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0)) {
-    throw new BadRecord(`field '${field}' is not a list of node ids`);
-  }
-  return v as NodeId[];
+  if (!Array.isArray(v) || !v.every(isNodeId)) throw new BadRecord(`field '${field}' is not a list of node ids`);
+  return v;
+};
+
+/** A node id or NONE (0n): a vote. */
+const idOrNone: FieldParser<NodeId> = (v, field) => {
+  if (v !== NONE && !isNodeId(v)) throw new BadRecord(`field '${field}' is not a node id`);
+  return v;
 };
 
 const confState: FieldParser<ConfState> = (v, field) => {
@@ -202,7 +224,7 @@ export interface SegmentFormat {
 
 export const formatCodec = metaCodec<SegmentFormat>(RecordType.format, { magic: text, version: uint, seq: uint });
 
-export const hardStateCodec = metaCodec<HardState>(RecordType.hardState, { term: uint, vote: uint, commit: uint });
+export const hardStateCodec = metaCodec<HardState>(RecordType.hardState, { term: uint, vote: idOrNone, commit: uint });
 
 export const confStateCodec = metaCodec<ConfState>(RecordType.confState, { voters: ids, learners: ids });
 

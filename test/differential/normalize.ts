@@ -1,6 +1,7 @@
 // Turns one side's etcdctl output into what must be equal across etcd and Setpoint. Only values that
-// legitimately differ are replaced: member and cluster ids (derived differently, so members also sort
-// differently), lease ids (etcd derives them from the member id), URLs and ports, raft terms and indexes
+// legitimately differ are replaced: member and cluster ids (both sides derive them as etcd does, from the
+// peer URLs, but the two clusters run side by side on different ports, so the ids and the order of
+// by-id listings differ; member-ids.test.ts compares them unmasked, on the same URLs), lease ids (etcd derives them from the member id), URLs and ports, raft terms and indexes
 // (etcd's log holds its bootstrap entries), db sizes and hashes (bbolt pages vs our encoding), timings,
 // and log line decorations. Revisions, keys, values, versions, counts, errors and exit codes stay.
 // Values that recur (a lease, a hash) become numbered tokens in order of appearance, so "the same lease
@@ -136,7 +137,8 @@ export class Normalizer {
     // `endpoint status` and `endpoint hashkv` in the simple format: size, term, indexes and hash by position.
     t = t.replace(/^(<[^>]+>), (<member:[^>]+>), ([\d.]+), ([\d.]+ [kMG]?B), (true|false), (true|false), \d+, \d+, \d+, (.*)$/, '$1, $2, $3, <size>, $5, $6, <n>, <n>, <n>, $7');
     t = t.replace(/^(<ep:[^>]+>), (\d+)$/, (_m, ep: string, h: string) => `${ep}, ${this.hashToken(h)}`);
-    // etcdctl pads ids to 16 hex digits with spaces (%16x); an id with fewer digits pads more.
+    // etcdctl pads ids to 16 hex digits with spaces (%16x); an id with fewer digits (one in sixteen starts
+    // with a zero digit) pads more.
     t = t.replace(/ {2,}(<(?:member|cluster|id)[^>]*>)/g, ' $1');
     // A lease's keys come from a Go map in etcd: their order is unspecified.
     t = t.replace(/attached keys\(\[(.*)\]\)/, (_m, ks: string) => `attached keys([${ks.split(' ').sort().join(' ')}])`);

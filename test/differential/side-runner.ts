@@ -8,6 +8,7 @@ import type { CtlOptions, CtlResult } from '../../src/harness/etcdctl.js';
 import { httpGet } from '../../src/harness/http-get.js';
 import type { StoreCluster } from '../../src/harness/store-cluster.js';
 import { waitFor } from '../../src/harness/wait.js';
+import { clusterIdFor, memberIdFor } from '../../src/server/member/membership.js';
 import { Normalizer, parseJsonBig } from './normalize.js';
 import type { Step } from './script.js';
 
@@ -53,6 +54,7 @@ export class SideRunner {
     const tmp = await mkdtemp(join(cluster.dir, 'scratch-'));
     const r = new SideRunner(cluster, tmp);
     await r.refreshMembers();
+    r.checkIds();
     // Who wins the first election is chance; scripts that name the leader start with n1 on both sides.
     const { leader } = await r.roles();
     if (leader !== 'n1') {
@@ -61,6 +63,21 @@ export class SideRunner {
       await waitFor('n1 to lead', async () => (await r.roles()).leader === 'n1');
     }
     return r;
+  }
+
+  /**
+   * Both sides must derive member and cluster ids exactly as etcd does (the peer URLs and the token), or
+   * scripts would compare the wrong things: a founding member whose id is not etcd's fails the script.
+   */
+  private checkIds(): void {
+    const founders = [...this.cluster.members.values()].filter((s) => s.running);
+    const want = founders.map((s) => memberIdFor([s.peerUrl], this.cluster.o.token ?? 'etcd-cluster'));
+    const got = founders.map((s) => this.norm.side.members.get(s.name));
+    const wantHex = want.map((id) => id.toString(16));
+    const wantCluster = clusterIdFor(want).toString(16);
+    if (got.join(',') !== wantHex.join(',') || this.norm.side.clusterId !== wantCluster) {
+      throw new Error(`${this.cluster.program}: member ids ${got.join(',')} in cluster ${this.norm.side.clusterId}, etcd's would be ${wantHex.join(',')} in ${wantCluster}`);
+    }
   }
 
   /**

@@ -10,11 +10,11 @@ describe('regressions found by the simulation', () => {
     // Found with `npm run sim -- --seeds 72-72 --nodes 3 --steps 600`: node 1 proposed as a follower, the
     // proposal was forwarded to node 2, which forwarded it back to node 1 (the leader by then, mid-transfer).
     // Its `from` is node 1's own id, so the core took it for a local proposal and threw from step().
-    const n = new RawNode({ id: 1, electionTick: 10, heartbeatTick: 1, storage: bootstrapStorage([1, 2, 3]), rng: new SeededRng(1) });
+    const n = new RawNode({ id: 1n, electionTick: 10, heartbeatTick: 1, storage: bootstrapStorage([1n, 2n, 3n]), rng: new SeededRng(1) });
     n.campaign(); // a candidate refuses proposals
     const data = new TextEncoder().encode('x');
     expect(() => n.propose(data)).toThrow(/proposal dropped/);
-    const bounced = msg({ type: 'prop', from: 1, to: 1, entries: [{ term: 0, index: 0, type: 'normal', data }] });
+    const bounced = msg({ type: 'prop', from: 1n, to: 1n, entries: [{ term: 0, index: 0, type: 'normal', data }] });
     expect(() => n.step(bounced)).not.toThrow();
   });
 });

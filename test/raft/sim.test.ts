@@ -55,6 +55,15 @@ describe('deterministic simulation', () => {
     expectCoverage(s, 120);
   });
 
+  it('ids near 2^64 (one value as Numbers), 3 and 5 voters: the same; the core carries ids whole', () => {
+    for (const nodes of [3, 5]) {
+      const s = runSeeds({ from: 1, to: 40, nodes, steps: DEFAULT_STEPS, wideIds: true });
+      expect(report(s)).toBe('');
+      expect(s.seedsRun).toBe(40);
+      expectCoverage(s, 40);
+    }
+  });
+
   it('is deterministic: a seed run twice gives the same trace; different seeds differ', () => {
     const hashes = new Set<number>();
     for (const nodes of [3, 5]) {

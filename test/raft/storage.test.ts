@@ -16,7 +16,7 @@ const ent = (index: number, term: number, data = ''): Entry => ({
 /** A storage whose snapshot sits at 3/3 and whose log then holds 4/4 and 5/5 (etcd's classic fixture). */
 function fixture(): MemoryStorage {
   const s = new MemoryStorage();
-  s.applySnapshot({ metadata: { index: 3, term: 3, confState: { voters: [1], learners: [] } }, data: new Uint8Array() });
+  s.applySnapshot({ metadata: { index: 3, term: 3, confState: { voters: [1n], learners: [] } }, data: new Uint8Array() });
   s.append([ent(4, 4), ent(5, 5)]);
   return s;
 }
@@ -41,7 +41,7 @@ describe('MemoryStorage', () => {
     expect(s.term(0)).toBe(0);
     expect(codeOf(() => s.term(1))).toBe('RAFT_UNAVAILABLE');
     expect(codeOf(() => s.entries(1, 1, Infinity))).toBe('RAFT_UNAVAILABLE');
-    expect(s.initialState()).toEqual({ hardState: { term: 0, vote: 0, commit: 0 }, confState: { voters: [], learners: [] } });
+    expect(s.initialState()).toEqual({ hardState: { term: 0, vote: 0n, commit: 0 }, confState: { voters: [], learners: [] } });
   });
 
   it('answers term() from the snapshot index through the last index, and errors outside', () => {
@@ -108,7 +108,7 @@ describe('MemoryStorage', () => {
 
   it('creates snapshots at applied indexes, never older than the current one', () => {
     const s = fixture();
-    const cs = { voters: [1, 2, 3], learners: [4] };
+    const cs = { voters: [1n, 2n, 3n], learners: [4n] };
     expect(codeOf(() => s.createSnapshot(3, cs, new Uint8Array()))).toBe('RAFT_SNAPSHOT_OUT_OF_DATE');
     expect(codeOf(() => s.createSnapshot(6, cs, new Uint8Array()))).toBe('RAFT_INVARIANT');
     const snap = s.createSnapshot(4, cs, new Uint8Array([7]));
@@ -124,7 +124,7 @@ describe('MemoryStorage', () => {
   it('applies a newer snapshot by replacing the whole log, and refuses an older one', () => {
     const s = fixture();
     const snap = (index: number, term: number) => ({
-      metadata: { index, term, confState: { voters: [1, 2], learners: [] } },
+      metadata: { index, term, confState: { voters: [1n, 2n], learners: [] } },
       data: new Uint8Array(),
     });
     expect(codeOf(() => s.applySnapshot(snap(3, 3)))).toBe('RAFT_SNAPSHOT_OUT_OF_DATE');
@@ -134,7 +134,7 @@ describe('MemoryStorage', () => {
     expect(s.lastIndex()).toBe(10);
     expect(s.term(10)).toBe(6);
     expect(codeOf(() => s.term(5))).toBe('RAFT_COMPACTED');
-    expect(s.initialState().confState).toEqual({ voters: [1, 2], learners: [] });
+    expect(s.initialState().confState).toEqual({ voters: [1n, 2n], learners: [] });
   });
 
   describe('append', () => {
@@ -164,24 +164,24 @@ describe('MemoryStorage', () => {
 
   it('keeps the hard state it is given', () => {
     const s = new MemoryStorage();
-    s.setHardState({ term: 3, vote: 2, commit: 7 });
-    expect(s.getHardState()).toEqual({ term: 3, vote: 2, commit: 7 });
-    expect(s.initialState().hardState).toEqual({ term: 3, vote: 2, commit: 7 });
+    s.setHardState({ term: 3, vote: 2n, commit: 7 });
+    expect(s.getHardState()).toEqual({ term: 3, vote: 2n, commit: 7 });
+    expect(s.initialState().hardState).toEqual({ term: 3, vote: 2n, commit: 7 });
   });
 
   it('reports a configuration recorded with setConfState until a snapshot replaces it', () => {
     const s = fixture();
-    s.setConfState({ voters: [1, 2], learners: [3] });
-    expect(s.initialState().confState).toEqual({ voters: [1, 2], learners: [3] });
-    s.applySnapshot({ metadata: { index: 9, term: 5, confState: { voters: [7], learners: [] } }, data: new Uint8Array() });
-    expect(s.initialState().confState).toEqual({ voters: [7], learners: [] });
+    s.setConfState({ voters: [1n, 2n], learners: [3n] });
+    expect(s.initialState().confState).toEqual({ voters: [1n, 2n], learners: [3n] });
+    s.applySnapshot({ metadata: { index: 9, term: 5, confState: { voters: [7n], learners: [] } }, data: new Uint8Array() });
+    expect(s.initialState().confState).toEqual({ voters: [7n], learners: [] });
   });
 
   it('bootstrapStorage yields a committed snapshot at 1/1 holding the initial configuration', () => {
-    const s = bootstrapStorage([1, 2, 3], [4]);
+    const s = bootstrapStorage([1n, 2n, 3n], [4n]);
     expect(s.initialState()).toEqual({
-      hardState: { term: 1, vote: 0, commit: 1 },
-      confState: { voters: [1, 2, 3], learners: [4] },
+      hardState: { term: 1, vote: 0n, commit: 1 },
+      confState: { voters: [1n, 2n, 3n], learners: [4n] },
     });
     expect(s.firstIndex()).toBe(2);
     expect(s.lastIndex()).toBe(1);

@@ -45,9 +45,9 @@ async function expectRefused(dir: string, code: StorageErrorCode, what: RegExp):
 async function populated(segmentBytes?: number): Promise<string> {
   const dir = await dirs.make();
   const s = await DurableRaftStorage.open(dir, segmentBytes === undefined ? {} : { segmentBytes });
-  for (let i = 1; i <= 12; i += 3) await s.save({ entries: run(i, i + 2, 1), hardState: { term: 1, vote: 1, commit: i + 1 }, mustSync: true });
-  await s.save({ entries: [], hardState: { term: 1, vote: 1, commit: 10 }, mustSync: true });
-  await s.createSnapshot(5, { voters: [1, 2, 3], learners: [] }, new Uint8Array([1, 2, 3, 4, 5, 6]));
+  for (let i = 1; i <= 12; i += 3) await s.save({ entries: run(i, i + 2, 1), hardState: { term: 1, vote: 1n, commit: i + 1 }, mustSync: true });
+  await s.save({ entries: [], hardState: { term: 1, vote: 1n, commit: 10 }, mustSync: true });
+  await s.createSnapshot(5, { voters: [1n, 2n, 3n], learners: [] }, new Uint8Array([1, 2, 3, 4, 5, 6]));
   await s.compact(3);
   await s.close();
   return dir;
@@ -144,26 +144,32 @@ describe('directories that are not Setpoint raft data', () => {
 });
 
 describe('format versions', () => {
-  it('a marker file from another version is refused before anything is read', async () => {
+  it('a marker file from a newer version is refused before anything is read, naming the newer Setpoint', async () => {
     const dir = await populated();
     await fs.writeFile(path.join(dir, MARKER_FILE), 'setpoint-raft 7\n');
-    await expectRefused(dir, 'STORAGE_VERSION', /format version 7; this Setpoint reads version 2/);
+    await expectRefused(dir, 'STORAGE_VERSION', /format version 7; this Setpoint reads version 3: it was written by a newer Setpoint, so run that one on it/);
   });
 
   it('a directory of the LevelDB format (version 1) is refused, not misread', async () => {
     const dir = await dirs.make();
     await fs.writeFile(path.join(dir, MARKER_FILE), 'setpoint-raft 1\n');
     await fs.writeFile(path.join(dir, 'CURRENT'), 'MANIFEST-000004\n');
-    await expectRefused(dir, 'STORAGE_VERSION', /format version 1; this Setpoint reads version 2/);
+    await expectRefused(dir, 'STORAGE_VERSION', /format version 1; this Setpoint reads version 3 and cannot convert it/);
+  });
+
+  it('a directory of version 2 (52-bit member ids) is refused, saying how to move its data', async () => {
+    const dir = await populated();
+    await fs.writeFile(path.join(dir, MARKER_FILE), 'setpoint-raft 2\n');
+    await expectRefused(dir, 'STORAGE_VERSION', /format version 2; this Setpoint reads version 3 and cannot convert it \(its member ids are not etcd's 64-bit ids\): copy the keys out with the Setpoint that wrote it .*start this one on empty data directories/);
   });
 
   it('a segment header from another version is refused', async () => {
     const dir = await populated();
     const file = path.join(dir, (await segmentsOf(dir))[0] as string);
-    const header = formatCodec.frame({ magic: 'setpoint-raft', version: 3, seq: 1 });
+    const header = formatCodec.frame({ magic: 'setpoint-raft', version: 2, seq: 1 });
     expect(header.length).toBe((await framesOf(file)).frames[0]?.next);
     await patch(file, 0, header);
-    await expectRefused(dir, 'STORAGE_VERSION', /format version 3/);
+    await expectRefused(dir, 'STORAGE_VERSION', /format version 2; this Setpoint reads version 3/);
   });
 });
 
@@ -228,7 +234,7 @@ describe('damaged directories', () => {
 
   it('a hard state committing beyond the last index', async () => {
     const dir = await populated();
-    await appendToLastSegment(dir, hardStateCodec.frame({ term: 1, vote: 1, commit: 40 }));
+    await appendToLastSegment(dir, hardStateCodec.frame({ term: 1, vote: 1n, commit: 40 }));
     await expectRefused(dir, 'STORAGE_CORRUPT', /hard state commit 40 is beyond the last log index 12/);
   });
 

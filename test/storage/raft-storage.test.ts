@@ -58,11 +58,11 @@ describe('DurableRaftStorage', () => {
     await s.save({
       snapshot: snapshotAt(5, 2),
       entries: run(6, 8, 3),
-      hardState: { term: 3, vote: 1, commit: 7 },
+      hardState: { term: 3, vote: 1n, commit: 7 },
       mustSync: true,
     });
     s = await reopen(s);
-    expect(s.initialState()).toEqual({ hardState: { term: 3, vote: 1, commit: 7 }, confState: { voters: [1, 2, 3], learners: [] } });
+    expect(s.initialState()).toEqual({ hardState: { term: 3, vote: 1n, commit: 7 }, confState: { voters: [1n, 2n, 3n], learners: [] } });
     expect([s.firstIndex(), s.lastIndex(), s.term(5)]).toEqual([6, 8, 2]);
     expect(terms(s)).toEqual([[6, 3], [7, 3], [8, 3]]);
   });
@@ -70,7 +70,7 @@ describe('DurableRaftStorage', () => {
   it('serves a real RawNode: a single-member cluster commits, restarts from disk and carries on', async () => {
     const dir = await dirs.make();
     let s = await openStore(dir);
-    await s.save({ entries: [], snapshot: snapshotAt(1, 1, [1], ''), hardState: { term: 1, vote: 0, commit: 1 }, mustSync: true });
+    await s.save({ entries: [], snapshot: snapshotAt(1, 1, [1n], ''), hardState: { term: 1, vote: 0n, commit: 1 }, mustSync: true });
     const drive = async (node: RawNode, storage: DurableRaftStorage): Promise<Entry[]> => {
       const applied: Entry[] = [];
       while (node.hasReady()) {
@@ -81,7 +81,7 @@ describe('DurableRaftStorage', () => {
       }
       return applied;
     };
-    let node = new RawNode({ id: 1, electionTick: 10, heartbeatTick: 1, storage: s, rng: new SeededRng(1) });
+    let node = new RawNode({ id: 1n, electionTick: 10, heartbeatTick: 1, storage: s, rng: new SeededRng(1) });
     node.campaign();
     await drive(node, s);
     for (let i = 0; i < 5; i++) node.propose(new TextEncoder().encode(`put k${i}`));
@@ -91,7 +91,7 @@ describe('DurableRaftStorage', () => {
     expect(applied.filter((e) => e.data.length > 0)).toHaveLength(5);
 
     s = await reopen(s);
-    node = new RawNode({ id: 1, electionTick: 10, heartbeatTick: 1, storage: s, rng: new SeededRng(2), applied: before.applied });
+    node = new RawNode({ id: 1n, electionTick: 10, heartbeatTick: 1, storage: s, rng: new SeededRng(2), applied: before.applied });
     expect(node.status().hardState).toEqual(before.hardState);
     expect(node.status().lastIndex).toBe(before.lastIndex);
     node.campaign();
@@ -108,7 +108,7 @@ describe('DurableRaftStorage', () => {
     const saves: Array<Promise<void>> = [];
     for (let b = 0; b < 50; b++) {
       const from = b * 10 + 1;
-      const hardState = { term: 1, vote: 1, commit: from - 1 };
+      const hardState = { term: 1, vote: 1n, commit: from - 1 };
       saves.push(s.save({ entries: run(from, from + 9, 1), hardState, mustSync: b % 2 === 0 }).then(() => void resolved.push(b)));
     }
     // A conflicting rewrite of the tail and a refused gap in the same burst.
@@ -130,7 +130,7 @@ describe('DurableRaftStorage', () => {
     let s = await openStore(dir);
     await s.save({ entries: run(1, 10, 1), mustSync: true });
     const big = Uint8Array.from({ length: 3500 }, (_, i) => (i * 7) % 251);
-    await s.createSnapshot(5, { voters: [1], learners: [] }, big);
+    await s.createSnapshot(5, { voters: [1n], learners: [] }, big);
     s = await reopen(s);
     expect(Buffer.from(s.snapshot().data).equals(Buffer.from(big))).toBe(true);
     await s.createSnapshot(8, undefined, new Uint8Array([1, 2, 3]));
@@ -138,7 +138,7 @@ describe('DurableRaftStorage', () => {
     expect(await filesOf(dir, '.snap')).toEqual(['0000000000000008.snap']);
     s = await reopen(s);
     expect([...s.snapshot().data]).toEqual([1, 2, 3]);
-    expect(s.snapshot().metadata).toEqual({ index: 8, term: 1, confState: { voters: [1], learners: [] } });
+    expect(s.snapshot().metadata).toEqual({ index: 8, term: 1, confState: { voters: [1n], learners: [] } });
   });
 
   it('rotates segments as the log grows and deletes the ones compaction has emptied', async () => {
@@ -147,11 +147,11 @@ describe('DurableRaftStorage', () => {
     const payload = (i: number): Uint8Array => new Uint8Array(200).fill(i & 0xff);
     for (let from = 1; from <= 400; from += 10) {
       const ents = run(from, from + 9, 1).map((e) => ({ ...e, data: payload(e.index) }));
-      await s.save({ entries: ents, hardState: { term: 1, vote: 1, commit: from + 9 }, mustSync: from % 20 === 1 });
+      await s.save({ entries: ents, hardState: { term: 1, vote: 1n, commit: from + 9 }, mustSync: from % 20 === 1 });
     }
     const grown = await filesOf(dir, '.wal');
     expect(grown.length).toBeGreaterThan(15);
-    await s.createSnapshot(390, { voters: [1], learners: [] }, new Uint8Array([9]));
+    await s.createSnapshot(390, { voters: [1n], learners: [] }, new Uint8Array([9]));
     await s.compact(390);
     await s.idle();
     const left = await filesOf(dir, '.wal');
@@ -169,7 +169,7 @@ describe('DurableRaftStorage', () => {
   it('keeps a multi-megabyte snapshot with the default chunk size', async () => {
     let s = await openStore(await dirs.make());
     const data = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => i & 0xff);
-    await s.applySnapshot({ metadata: { index: 100, term: 9, confState: { voters: [1, 2, 3], learners: [] } }, data });
+    await s.applySnapshot({ metadata: { index: 100, term: 9, confState: { voters: [1n, 2n, 3n], learners: [] } }, data });
     s = await reopen(s);
     expect(Buffer.from(s.snapshot().data).equals(Buffer.from(data))).toBe(true);
   });
@@ -178,7 +178,7 @@ describe('DurableRaftStorage', () => {
     const s = await openStore(await dirs.make());
     await s.save({ entries: run(1, 10, 1), mustSync: true });
     expect(await codeOf(s.compact(3))).toBe('RAFT_INVARIANT');
-    await s.createSnapshot(6, { voters: [1], learners: [] }, new Uint8Array());
+    await s.createSnapshot(6, { voters: [1n], learners: [] }, new Uint8Array());
     expect(await codeOf(s.compact(7))).toBe('RAFT_INVARIANT');
     await s.compact(6);
     expect(s.firstIndex()).toBe(7);
@@ -186,8 +186,8 @@ describe('DurableRaftStorage', () => {
 
   it('refuses writes that would leave commit beyond the last index (the directory would not reopen)', async () => {
     const s = await openStore(await dirs.make());
-    await s.save({ entries: run(1, 5, 1), hardState: { term: 1, vote: 1, commit: 4 }, mustSync: true });
-    expect(await codeOf(s.save({ entries: [], hardState: { term: 1, vote: 1, commit: 6 }, mustSync: true }))).toBe('RAFT_INVARIANT');
+    await s.save({ entries: run(1, 5, 1), hardState: { term: 1, vote: 1n, commit: 4 }, mustSync: true });
+    expect(await codeOf(s.save({ entries: [], hardState: { term: 1, vote: 1n, commit: 6 }, mustSync: true }))).toBe('RAFT_INVARIANT');
     // Truncating committed entries is the same mistake.
     expect(await codeOf(s.save({ entries: [entry(3, 2)], mustSync: true }))).toBe('RAFT_INVARIANT');
     expect(terms(s)).toEqual(run(1, 5, 1).map((e) => [e.index, e.term]));
@@ -213,7 +213,7 @@ describe('DurableRaftStorage', () => {
     const queued = s.save({ entries: run(6, 6, 1), mustSync: true });
     expect(await codeOf(failed)).toBe('STORAGE_IO');
     expect(await codeOf(queued)).toBe('STORAGE_IO');
-    expect(await codeOf(s.save({ entries: [], hardState: { term: 1, vote: 0, commit: 1 }, mustSync: true }))).toBe('STORAGE_IO');
+    expect(await codeOf(s.save({ entries: [], hardState: { term: 1, vote: 0n, commit: 1 }, mustSync: true }))).toBe('STORAGE_IO');
     expect([s.firstIndex(), s.lastIndex()]).toEqual([1, 3]);
   });
 
@@ -222,7 +222,7 @@ describe('DurableRaftStorage', () => {
     const results = await Promise.allSettled([
       s.save({ entries: run(1, 4, 1), mustSync: true }),
       s.compact(2), // no snapshot covers 2 yet
-      s.createSnapshot(3, { voters: [1], learners: [] }, new Uint8Array([3])),
+      s.createSnapshot(3, { voters: [1n], learners: [] }, new Uint8Array([3])),
       s.compact(2),
       s.save({ entries: run(5, 6, 1), mustSync: true }),
     ]);
@@ -246,7 +246,7 @@ describe('DurableRaftStorage against MemoryStorage, seeded random walk', () => {
       let s = await openStore(await dirs.make(), { segmentBytes: 1024 + rng.int(2048) });
       let term = 1;
       let commit = 0;
-      const cs = (): ConfState => ({ voters: [1, 2, 3].slice(0, 1 + rng.int(3)), learners: rng.int(2) === 0 ? [] : [9] });
+      const cs = (): ConfState => ({ voters: [1n, 2n, 3n].slice(0, 1 + rng.int(3)), learners: rng.int(2) === 0 ? [] : [9n] });
       for (let step = 0; step < 150; step++) {
         const ops: Array<{ what: string; model: () => void; durable: () => Promise<unknown> }> = [];
         const burst = 1 + rng.int(4);
@@ -261,7 +261,7 @@ describe('DurableRaftStorage against MemoryStorage, seeded random walk', () => {
             const from = Math.max(commit + 1, first, last + 1 - rng.int(4));
             const ents = run(from, from + rng.int(12), term).map((e) => ({ ...e, data: new Uint8Array(rng.int(40)).fill(e.index & 0xff) }));
             commit = Math.min(Math.max(commit, from - 1 + rng.int(ents.length + 1)), from + ents.length - 1);
-            const hs = { term, vote: 1, commit };
+            const hs = { term, vote: 1n, commit };
             ops.push({ what: `append ${from}..${from + ents.length - 1}`, model: () => (model.append(ents), model.setHardState(hs)), durable: () => s.save({ entries: ents, hardState: hs, mustSync: true }) });
           } else if (roll < 70 && commit > snapIndex) {
             const i = snapIndex + 1 + rng.int(commit - snapIndex);
@@ -278,9 +278,9 @@ describe('DurableRaftStorage against MemoryStorage, seeded random walk', () => {
             // A leader's snapshot overtakes this follower's log.
             term++;
             const i = Math.max(last, snapIndex) + 1 + rng.int(20);
-            const snap = snapshotAt(i, term, [1, 2, 3], `installed ${i}`);
+            const snap = snapshotAt(i, term, [1n, 2n, 3n], `installed ${i}`);
             commit = i;
-            const hs = { term, vote: 0, commit };
+            const hs = { term, vote: 0n, commit };
             ops.push({ what: `install snapshot ${i}`, model: () => (model.applySnapshot(snap), model.setHardState(hs)), durable: () => s.save({ entries: [], snapshot: snap, hardState: hs, mustSync: true }) });
           } else {
             break;

@@ -15,16 +15,17 @@ import type { WatchResponseSender } from '../../watch/watch-stream.js';
 import { RawNode } from '../../raft/raw-node.js';
 import { SeededRng } from '../../raft/rng.js';
 import { RaftError } from '../../raft/errors.js';
-import { decodeConfChange } from '../../raft/types.js';
+import { NONE, decodeConfChange } from '../../raft/types.js';
 import { DurableRaftStorage } from '../../storage/raft-storage.js';
 import { KvStore } from '../../kv/kv-store.js';
 import { EtcdError, etcdError } from '../../kv/errors.js';
 import { checkPut, checkRange, checkTxn, putCost } from '../../kv/txn-check.js';
 import { WatchableStore } from '../../watch/watchable-store.js';
 import { WatchStream } from '../../watch/watch-stream.js';
-import { Membership, memberIdFor, toInfo } from './membership.js';
+import { Membership, decodeIdentity, encodeIdentity, memberIdFor, parseMemberId, parsePeerURLs, toInfo } from './membership.js';
 import type { ClusterMember } from './membership.js';
 import { decodeConfChangeContext, decodeRequest, encodeConfChangeContext, encodeRequest } from './requests.js';
+import type { MemberIdentity } from './membership.js';
 import { ReadBarrier } from './read-barrier.js';
 import { checkAdd, checkPromote, checkRemove } from './reconfig-check.js';
 import type { ReconfigRefusal, ReconfigView } from './reconfig-check.js';
@@ -57,7 +58,7 @@ export interface MemberConfig {
   /** TEST ONLY: as leader, wait this long before applying committed entries (the Ready loop waits too). */
   readonly leaderApplyDelayMs?: number;
   /** Builds the peer transport once the member knows its id and cluster id. */
-  readonly transport: (ids: { memberId: NodeId; clusterId: number }, handlers: InboundHandlers, hooks: OutboundHooks) => Promise<PeerTransport>;
+  readonly transport: (ids: { memberId: NodeId; clusterId: NodeId }, handlers: InboundHandlers, hooks: OutboundHooks) => Promise<PeerTransport>;
   /** For a member joining an existing cluster: asks the peers listed in --initial-cluster who is who. */
   readonly fetchMembership?: (peerURLs: readonly string[]) => Promise<Uint8Array>;
 }
@@ -96,7 +97,7 @@ export class Member implements StoreApi {
   private transport!: PeerTransport;
   private membership!: Membership;
   private reads!: ReadBarrier;
-  memberId = 0;
+  memberId: NodeId = NONE;
 
   private ticker: NodeJS.Timeout | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
@@ -115,7 +116,7 @@ export class Member implements StoreApi {
   private batch: Uint8Array[] = [];
   private batchScheduled = false;
   private lastSnapshotIndex = 0;
-  private softState: SoftState = { lead: 0, raftState: 'follower' };
+  private softState: SoftState = { lead: NONE, raftState: 'follower' };
   private readonly revoking = new Set<string>();
   private published = false;
   /** A snapshot received from the leader, staged on disk until its Ready is applied. */
@@ -202,9 +203,9 @@ export class Member implements StoreApi {
   /** Who we are: from disk on restart, from --initial-cluster for a new cluster, or from the peers when joining. */
   private async initIdentity(): Promise<void> {
     const idFile = join(this.memberDir, 'identity.json');
-    let saved: { memberId: number; clusterId: number } | undefined;
+    let saved: MemberIdentity | undefined;
     try {
-      saved = JSON.parse(await readFile(idFile, 'utf8')) as { memberId: number; clusterId: number };
+      saved = decodeIdentity(await readFile(idFile, 'utf8'));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${idFile}: unreadable member identity (${(e as Error).message})`, { cause: e });
     }
@@ -224,7 +225,7 @@ export class Member implements StoreApi {
       await this.storage.save({
         snapshot: { metadata: { index: 1, term: 1, confState: { voters: ids, learners: [] } }, data: this.membership.encode() },
         entries: [],
-        hardState: { term: 1, vote: 0, commit: 1 },
+        hardState: { term: 1, vote: NONE, commit: 1 },
         mustSync: true,
       });
     } else {
@@ -236,7 +237,7 @@ export class Member implements StoreApi {
       this.memberId = me.id;
       this.membership = info;
     }
-    await writeFile(idFile, JSON.stringify({ memberId: this.memberId, clusterId: this.membership.clusterId }));
+    await writeFile(idFile, encodeIdentity({ memberId: this.memberId, clusterId: this.membership.clusterId }));
   }
 
   /** Stops the member. A leader first hands leadership to a caught-up voter, so no write is lost. */
@@ -267,7 +268,7 @@ export class Member implements StoreApi {
 
   private async transferLeadership(): Promise<void> {
     const st = this.node.status();
-    let best: NodeId = 0;
+    let best: NodeId = NONE;
     let bestMatch = -1;
     for (const [id, pr] of st.progress) {
       if (id === this.memberId || pr.isLearner) continue;
@@ -276,7 +277,7 @@ export class Member implements StoreApi {
         bestMatch = pr.match;
       }
     }
-    if (best === 0 || !this.transport.isActive(best)) return;
+    if (best === NONE || !this.transport.isActive(best)) return;
     // Bounded: if the transferee cannot take over soon, stop anyway. It is given up at once when the
     // transferee's connection drops: every member stopping together (Ctrl-C on `setpoint up`) then takes a
     // moment, not two election timeouts.
@@ -357,19 +358,19 @@ export class Member implements StoreApi {
   }
 
   private savedTerm = 0;
-  private savedVote = 0;
+  private savedVote: NodeId = NONE;
 
   private onSoftState(ss: SoftState): void {
     const wasLeader = this.softState.raftState === 'leader';
     const leaderChanged = ss.lead !== this.softState.lead;
     this.softState = ss;
     if (leaderChanged) {
-      this.log.info({ leader: ss.lead.toString(16), term: this.node.raft.term }, ss.lead === 0 ? 'lost leader' : 'leader changed');
-      this.cfg.metrics?.hasLeader.set(ss.lead === 0 ? 0 : 1);
-      if (ss.lead !== 0) this.cfg.metrics?.leaderChanges.inc();
+      this.log.info({ leader: ss.lead.toString(16), term: this.node.raft.term }, ss.lead === NONE ? 'lost leader' : 'leader changed');
+      this.cfg.metrics?.hasLeader.set(ss.lead === NONE ? 0 : 1);
+      if (ss.lead !== NONE) this.cfg.metrics?.leaderChanges.inc();
       this.reads.onLeaderChange();
       // Proposals held while there was no leader go now rather than at their next retry.
-      if (ss.lead !== 0 && this.batch.length > 0) setImmediate(() => this.flushProposals());
+      if (ss.lead !== NONE && this.batch.length > 0) setImmediate(() => this.flushProposals());
     }
     const isLeader = ss.raftState === 'leader';
     if (isLeader && !wasLeader) {
@@ -378,7 +379,7 @@ export class Member implements StoreApi {
     } else if (!isLeader && wasLeader) {
       this.kv.lessor.demote();
     }
-    if (ss.lead !== 0 && !this.published) this.publish();
+    if (ss.lead !== NONE && !this.published) this.publish();
   }
 
   /**
@@ -397,7 +398,7 @@ export class Member implements StoreApi {
     attempt().catch(() => {
       this.published = false;
       setTimeout(() => {
-        if (!this.published && !this.stopped && this.softState.lead !== 0) this.publish();
+        if (!this.published && !this.stopped && this.softState.lead !== NONE) this.publish();
       }, this.cfg.heartbeatMs);
     });
   }
@@ -489,16 +490,17 @@ export class Member implements StoreApi {
 
   private applyMemberRequest(r: MemberRequest): { members: MemberInfo[] } | undefined {
     if (r.t === 'memberAttr') {
-      const m = this.membership.members.get(Number(r.memberId));
+      const id = parseMemberId(r.memberId);
+      const m = id === undefined ? undefined : this.membership.members.get(id);
       if (m) {
         m.name = r.name;
         m.clientURLs = [...r.clientURLs];
       }
       return undefined;
     }
-    const id = Number(r.memberId);
-    const m = this.membership.members.get(id);
-    if (!m) throw etcdError('MEMBER_NOT_FOUND');
+    const id = parseMemberId(r.memberId);
+    const m = id === undefined ? undefined : this.membership.members.get(id);
+    if (id === undefined || !m) throw etcdError('MEMBER_NOT_FOUND');
     m.peerURLs = [...r.peerURLs];
     if (id !== this.memberId) this.transport.updatePeer(id, m.peerURLs);
     return { members: this.membership.list() };
@@ -541,7 +543,7 @@ export class Member implements StoreApi {
   }
 
   private snapshotNow = false;
-  private confState: { voters: readonly number[]; learners: readonly number[] } | undefined;
+  private confState: { voters: readonly NodeId[]; learners: readonly NodeId[] } | undefined;
 
   private settle(id: string, err: unknown, result: unknown): void {
     const w = this.takeWaiter(id);
@@ -711,7 +713,7 @@ export class Member implements StoreApi {
         this.waiterTimer = setTimeout(() => this.sweepWaiters(), w.deadline - now);
         return;
       }
-      this.failWaiter(id, etcdError(this.softState.lead === 0 ? 'TIMEOUT_DUE_TO_LEADER_FAIL' : 'TIMEOUT'));
+      this.failWaiter(id, etcdError(this.softState.lead === NONE ? 'TIMEOUT_DUE_TO_LEADER_FAIL' : 'TIMEOUT'));
     }
   }
 
@@ -732,7 +734,7 @@ export class Member implements StoreApi {
   private flushProposals(): void {
     this.batchScheduled = false;
     if (this.batch.length === 0 || this.stopped) return;
-    if (this.softState.lead === 0) {
+    if (this.softState.lead === NONE) {
       // Nobody to propose to yet: keep the batch and try again shortly (callers time out on their own).
       this.batchScheduled = true;
       setTimeout(() => this.flushProposals(), this.cfg.heartbeatMs);
@@ -757,7 +759,7 @@ export class Member implements StoreApi {
   // ---- StoreApi: KV ----
 
   /** The last header made, with the ids it was made for: watch streams ask for one per response. */
-  private lastHeader: { readonly header: Header; readonly cluster: number; readonly member: number } | undefined;
+  private lastHeader: { readonly header: Header; readonly cluster: NodeId; readonly member: NodeId } | undefined;
 
   header(revision?: number): Header {
     const rev = revision ?? this.kv.currentRev;
@@ -842,14 +844,14 @@ export class Member implements StoreApi {
       return { id, ttl: this.kv.lessor.renew(id) };
     }
     const lead = this.softState.lead;
-    if (lead === 0) throw etcdError('NO_LEADER');
+    if (lead === NONE) throw etcdError('NO_LEADER');
     return { id, ttl: (await this.transport.leaseKeepAlive(lead, id)).ttl };
   }
 
   async leaseTimeToLive(id: string, keys: boolean): Promise<{ id: string; ttl: number; grantedTtl: number; keys: Uint8Array[] }> {
     if (this.isLeader()) return this.localTimeToLive(id, keys);
     const lead = this.softState.lead;
-    if (lead === 0) throw etcdError('NO_LEADER');
+    if (lead === NONE) throw etcdError('NO_LEADER');
     return { id, ...(await this.transport.leaseTimeToLive(lead, id, keys)) };
   }
 
@@ -880,22 +882,28 @@ export class Member implements StoreApi {
     return { members: this.membership.list() };
   }
 
-  async memberAdd(peerURLs: readonly string[], isLearner: boolean): Promise<{ member: MemberInfo; members: MemberInfo[] }> {
-    if (peerURLs.length === 0) throw etcdError('MEMBER_BAD_URLS');
-    for (const u of peerURLs) if (!isUrl(u)) throw etcdError('MEMBER_BAD_URLS');
+  async memberAdd(requested: readonly string[], isLearner: boolean): Promise<{ member: MemberInfo; members: MemberInfo[] }> {
+    // As etcd's types.NewURLs: the URLs the id is derived from, checked, normalized and sorted.
+    let peerURLs: string[];
+    try {
+      peerURLs = parsePeerURLs(requested);
+    } catch {
+      throw etcdError('MEMBER_BAD_URLS');
+    }
     // As etcd: checked before the conflicts below (which etcd finds only when the change applies).
     this.strictReconfigCheck('add', (v) => checkAdd(v, isLearner));
     for (const u of peerURLs) if (this.membership.byPeerURL(u)) throw etcdError('PEER_URL_EXIST');
     if (isLearner && this.membership.learners().length >= MAX_LEARNERS) throw etcdError('TOO_MANY_LEARNERS');
-    const id = memberIdFor(peerURLs, this.cfg.initialClusterToken, Date.now());
+    // As etcd's MemberAdd: no cluster token, and the time in seconds.
+    const id = memberIdFor(peerURLs, '', Math.floor(Date.now() / 1000));
     if (this.membership.members.has(id) || this.membership.removed.has(id)) throw etcdError('MEMBER_EXIST');
-    const member: ClusterMember = { id, name: '', peerURLs: [...peerURLs], clientURLs: [], isLearner };
+    const member: ClusterMember = { id, name: '', peerURLs, clientURLs: [], isLearner };
     const r = await this.proposeConfChange<{ member: ClusterMember; members: MemberInfo[] }>(isLearner ? 'addLearner' : 'addNode', id, member);
     return { member: toInfo(r.member), members: r.members };
   }
 
   async memberRemove(id: string): Promise<{ members: MemberInfo[] }> {
-    const n = Number(id);
+    const n = parseMemberId(id) ?? NONE;
     this.strictReconfigCheck('remove', (v) => checkRemove(v, n));
     const m = this.membership.members.get(n);
     if (!m) throw etcdError('MEMBER_NOT_FOUND');
@@ -903,12 +911,12 @@ export class Member implements StoreApi {
   }
 
   async memberPromote(id: string): Promise<{ members: MemberInfo[] }> {
-    const n = Number(id);
+    const n = parseMemberId(id) ?? NONE;
     if (this.isLeader()) return this.promoteAsLeader(n);
     this.promotableLearner(n);
     // Only the leader knows how far the learner has got: as etcd, a follower hands it the whole request.
     const lead = this.softState.lead;
-    if (lead === 0) throw etcdError('NO_LEADER');
+    if (lead === NONE) throw etcdError('NO_LEADER');
     return this.transport.memberPromote(lead, n);
   }
 
@@ -972,17 +980,18 @@ export class Member implements StoreApi {
   }
 
   async memberUpdate(id: string, peerURLs: readonly string[]): Promise<{ members: MemberInfo[] }> {
-    if (!this.membership.members.has(Number(id))) throw etcdError('MEMBER_NOT_FOUND');
+    const n = parseMemberId(id);
+    if (n === undefined || !this.membership.members.has(n)) throw etcdError('MEMBER_NOT_FOUND');
     for (const u of peerURLs) if (!isUrl(u)) throw etcdError('MEMBER_BAD_URLS');
     return this.proposeRequest<{ members: MemberInfo[] }>({ t: 'memberUpdate', id: this.nextReqId(), memberId: id, peerURLs: [...peerURLs] });
   }
 
-  private proposeConfChange<T>(type: 'addNode' | 'addLearner' | 'removeNode', nodeId: number, member: ClusterMember): Promise<T> {
+  private proposeConfChange<T>(type: 'addNode' | 'addLearner' | 'removeNode', nodeId: NodeId, member: ClusterMember): Promise<T> {
     this.checkAcceptingWrites();
     const reqId = this.nextReqId();
     const context = encodeConfChangeContext({ reqId, member });
     return this.waitFor<T>(reqId, 'confChange', () => {
-      if (this.softState.lead === 0) throw etcdError('NO_LEADER');
+      if (this.softState.lead === NONE) throw etcdError('NO_LEADER');
       try {
         this.node.proposeConfChange({ type, nodeId, context });
       } catch (e) {
@@ -1045,7 +1054,7 @@ export class Member implements StoreApi {
   /** Hands leadership to the member; `giveUp` (asked every heartbeat) ends the wait early, without error. */
   async moveLeader(targetId: string, timeoutMs = this.requestTimeoutMs, giveUp?: () => boolean): Promise<void> {
     if (!this.isLeader()) throw etcdError('NOT_LEADER');
-    const target = Number(targetId);
+    const target = parseMemberId(targetId) ?? NONE;
     const m = this.membership.members.get(target);
     if (!m || m.isLearner) throw etcdError('BAD_LEADER_TRANSFEREE');
     if (target === this.memberId) return;
@@ -1065,7 +1074,7 @@ export class Member implements StoreApi {
   }
 
   async health(): Promise<{ health: boolean; reason: string }> {
-    if (this.softState.lead === 0) return { health: false, reason: 'RAFT NO LEADER' };
+    if (this.softState.lead === NONE) return { health: false, reason: 'RAFT NO LEADER' };
     const alarms = this.alarmList();
     if (alarms.length > 0) return { health: false, reason: `ALARM ${alarms.map((a) => a.alarm).join(',')}` };
     return { health: true, reason: '' };

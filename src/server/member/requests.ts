@@ -2,6 +2,14 @@
 // internal request. Puts and txns, the writes every member decodes most, have binary layouts (below, and
 // member/txn-layout.ts); every other request is msgpack. The id ties the applied result back to the waiting
 // caller on the member that proposed it.
+//
+// The write-ahead log keeps entries as they are, so these are on-disk formats, frozen (with samples of every
+// kind) by test/server/member/record-formats.test.ts, under the storage format version (src/storage/records.ts
+// FORMAT_VERSION, 3 now). Version rule: a new request kind, a new tag byte or a new msgpack field that
+// readers may go without needs no new version, since old entries still decode the same (but no member may
+// propose it before every member reads it, and there is no cluster version to tell yet: upgrade them all
+// first); changing what an existing tag or kind holds, or what a field means, needs a new storage version,
+// and entries of the old one must still decode, or their directories be refused.
 import { pack, unpack } from 'msgpackr';
 import type { DeleteRangeRequest, PutRequest, TxnRequest } from '../../kv/types.js';
 import type { AlarmType } from './store-api.js';

@@ -9,6 +9,11 @@
 // is there: bytes as a u32 length and the bytes (decoded as views into the entry, as a put's are),
 // numbers as float64 (every JS number round-trips), strings as a u16 length and UTF-8, booleans and enums
 // as one byte.
+//
+// An on-disk format (see requests.ts for the rule it falls under). Here: a field added at the end of a
+// message's list (a new mask bit), a new op kind or a new enum name at the end of its list is read from
+// old entries as absent and needs no new version; reordering fields, ops or enum names, or changing a
+// field's encoding, does. test/server/member/record-formats.test.ts keeps frozen txn entries.
 import type { Compare, DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from '../../kv/types.js';
 
 const OP_RANGE = 1;

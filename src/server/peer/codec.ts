@@ -1,7 +1,9 @@
 // Raft messages to and from their wire form (proto/raft/raft.proto). Decoding is where a peer's bytes
-// become the core's types, so it checks what the core relies on: a known type, safe integers.
-import type { ConfState, Entry, EntryType, Message, MessageType, Snapshot } from '../../raft/types.js';
-import type { WireEntry, WireMember, WireMessage, WireMessageType, WireSnapshot } from './proto.js';
+// become the core's types, so it checks what the core relies on: a known type, safe integers for terms
+// and indexes, uint64 member ids carried whole (bigints).
+import type { ConfState, Entry, EntryType, Message, MessageType, NodeId, Snapshot } from '../../raft/types.js';
+import { MAX_NODE_ID } from '../../raft/types.js';
+import type { U64, WireEntry, WireMember, WireMessage, WireMessageType, WireSnapshot } from './proto.js';
 import type { MemberInfo } from '../member/store-api.js';
 
 const TO_WIRE: Readonly<Record<MessageType, WireMessageType>> = {
@@ -53,13 +55,37 @@ export function safe(n: number, field: string): number {
   return n;
 }
 
+/** A decoded 64-bit field that counts (a term, an index, a size): an unsigned safe integer. */
+export function wireCount(v: U64, field: string): number {
+  return safe(typeof v === 'number' ? v : Number(v), field);
+}
+
+/** A decoded int64 field that may be negative (a lease's TTL: -1 for a lease that does not exist): a safe integer. */
+export function wireInt(v: U64, field: string): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isSafeInteger(n)) throw new PeerCodecError(`${field} ${String(v)} is not a safe integer`);
+  return n;
+}
+
+/** A decoded 64-bit field that names a member (0 for none): the whole uint64, as a bigint. */
+export function wireNodeId(v: U64, field: string): NodeId {
+  let id: bigint;
+  try {
+    id = BigInt(v);
+  } catch {
+    throw new PeerCodecError(`${field} ${String(v)} is not a uint64`);
+  }
+  if (id < 0n || id > MAX_NODE_ID) throw new PeerCodecError(`${field} ${String(v)} is not a uint64`);
+  return id;
+}
+
 function entryToWire(e: Entry): WireEntry {
   return { term: e.term, index: e.index, type: e.type === 'confChange' ? 'ENTRY_CONF_CHANGE' : 'ENTRY_NORMAL', data: e.data };
 }
 
 function entryFromWire(w: WireEntry): Entry {
   const type: EntryType = w.type === 'ENTRY_CONF_CHANGE' ? 'confChange' : 'normal';
-  return { term: safe(w.term, 'entry term'), index: safe(w.index, 'entry index'), type, data: plainBytes(w.data) };
+  return { term: wireCount(w.term, 'entry term'), index: wireCount(w.index, 'entry index'), type, data: plainBytes(w.data) };
 }
 
 function snapshotToWire(s: Snapshot): WireSnapshot {
@@ -71,10 +97,10 @@ function snapshotFromWire(w: WireSnapshot): Snapshot {
   const md = w.metadata;
   if (!md) throw new PeerCodecError('snapshot without metadata');
   const confState: ConfState = {
-    voters: (md.confState?.voters ?? []).map((v) => safe(v, 'voter')),
-    learners: (md.confState?.learners ?? []).map((v) => safe(v, 'learner')),
+    voters: (md.confState?.voters ?? []).map((v) => wireNodeId(v, 'voter')),
+    learners: (md.confState?.learners ?? []).map((v) => wireNodeId(v, 'learner')),
   };
-  return { data: plainBytes(w.data), metadata: { index: safe(md.index, 'snapshot index'), term: safe(md.term, 'snapshot term'), confState } };
+  return { data: plainBytes(w.data), metadata: { index: wireCount(md.index, 'snapshot index'), term: wireCount(md.term, 'snapshot term'), confState } };
 }
 
 export function messageToWire(m: Message): WireMessage {
@@ -102,28 +128,28 @@ export function messageFromWire(w: WireMessage): Message {
     -readonly [K in keyof Message]: Message[K];
   } = {
     type,
-    to: safe(w.to, 'to'),
-    from: safe(w.from, 'from'),
-    term: safe(w.term, 'term'),
-    logTerm: safe(w.logTerm, 'logTerm'),
-    index: safe(w.index, 'index'),
+    to: wireNodeId(w.to, 'to'),
+    from: wireNodeId(w.from, 'from'),
+    term: wireCount(w.term, 'term'),
+    logTerm: wireCount(w.logTerm, 'logTerm'),
+    index: wireCount(w.index, 'index'),
     entries: w.entries.map(entryFromWire),
-    commit: safe(w.commit, 'commit'),
+    commit: wireCount(w.commit, 'commit'),
     reject: w.reject,
-    rejectHint: safe(w.rejectHint, 'rejectHint'),
+    rejectHint: wireCount(w.rejectHint, 'rejectHint'),
   };
   if (w.snapshot) m.snapshot = snapshotFromWire(w.snapshot);
   if (w.context !== undefined && w.context !== null) m.context = plainBytes(w.context);
   return m;
 }
 
-/** A member as a forwarded promotion answers with it (ids are safe integers: see the Raft core's NodeId). */
+/** A member as a forwarded promotion answers with it (the id a decimal uint64, as the store API keeps it). */
 export function memberToWire(m: MemberInfo): WireMember {
-  return { id: safe(Number(m.id), 'member id'), name: m.name, peerUrls: [...m.peerURLs], clientUrls: [...m.clientURLs], isLearner: m.isLearner };
+  return { id: wireNodeId(m.id, 'member id'), name: m.name, peerUrls: [...m.peerURLs], clientUrls: [...m.clientURLs], isLearner: m.isLearner };
 }
 
 export function memberFromWire(w: WireMember): MemberInfo {
-  return { id: String(safe(w.id, 'member id')), name: w.name, peerURLs: w.peerUrls, clientURLs: w.clientUrls, isLearner: w.isLearner };
+  return { id: wireNodeId(w.id, 'member id').toString(), name: w.name, peerURLs: w.peerUrls, clientURLs: w.clientUrls, isLearner: w.isLearner };
 }
 
 /** Rough encoded size of a message, for batch and queue limits (no need to encode to know). */

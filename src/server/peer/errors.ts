@@ -2,6 +2,7 @@
 // FAILED_PRECONDITION status whose trailer names the code, so the sender knows why without parsing text.
 import { Metadata, status } from '@grpc/grpc-js';
 import type { ServiceError, StatusObject } from '@grpc/grpc-js';
+import type { NodeId } from '../../raft/types.js';
 import { MD_REFUSAL } from './proto.js';
 
 export type PeerRefusalCode =
@@ -58,8 +59,8 @@ export function refusalOf(err: Partial<ServiceError>): PeerRefusalCode | undefin
 }
 
 /** A failed call as a PeerError: a refusal keeps its code, anything else means the peer is unreachable. */
-export function peerErrorOf(err: Partial<ServiceError>, peer: number): PeerError {
+export function peerErrorOf(err: Partial<ServiceError>, peer: NodeId): PeerError {
   const refusal = refusalOf(err);
-  if (refusal) return new PeerError(refusal, `peer ${peer} refused the call: ${err.details ?? REFUSAL_MESSAGES[refusal]}`, err.code);
-  return new PeerError('PEER_UNREACHABLE', `peer ${peer} unreachable: ${err.details ?? err.message ?? 'call failed'}`, err.code);
+  if (refusal) return new PeerError(refusal, `peer ${peer.toString(16)} refused the call: ${err.details ?? REFUSAL_MESSAGES[refusal]}`, err.code);
+  return new PeerError('PEER_UNREACHABLE', `peer ${peer.toString(16)} unreachable: ${err.details ?? err.message ?? 'call failed'}`, err.code);
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Metadata } from '@grpc/grpc-js';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import type { Message } from '../../raft/types.js';
+import type { Message, NodeId } from '../../raft/types.js';
 import { PeerCodecError } from './codec.js';
 import type { DecodedMessage } from './wire.js';
 import { decodeMessageBatch, encodeMessageBatch } from './wire.js';
@@ -32,7 +32,14 @@ export const MESSAGE_BATCH_BYTES = 1024 * 1024;
 export const MAX_GRPC_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 // Decoded shapes, as proto-loader yields them with the options below (camelCase fields, 64-bit integers
-// as numbers, enums as their names, every scalar defaulted, message fields null when absent).
+// as decimal strings, enums as their names, every scalar defaulted, message fields null when absent).
+
+/**
+ * A 64-bit integer field: decoded as a decimal string (member ids need all 64 bits, which a number would
+ * round); protobufjs encodes a number, a decimal string or a bigint exactly. Read through codec.ts's
+ * wireCount and wireNodeId, which check the value.
+ */
+export type U64 = string | number | bigint;
 export type WireMessageType =
   | 'MSG_UNSPECIFIED'
   | 'MSG_HUP'
@@ -56,29 +63,29 @@ export type WireMessageType =
   | 'MSG_TIMEOUT_NOW';
 
 export interface WireEntry {
-  term: number;
-  index: number;
+  term: U64;
+  index: U64;
   type: 'ENTRY_NORMAL' | 'ENTRY_CONF_CHANGE';
   data: Uint8Array;
 }
 
 export interface WireSnapshot {
   data: Uint8Array;
-  metadata: { confState: { voters: number[]; learners: number[] } | null; index: number; term: number } | null;
+  metadata: { confState: { voters: U64[]; learners: U64[] } | null; index: U64; term: U64 } | null;
 }
 
 export interface WireMessage {
   type: WireMessageType;
-  to: number;
-  from: number;
-  term: number;
-  logTerm: number;
-  index: number;
+  to: U64;
+  from: U64;
+  term: U64;
+  logTerm: U64;
+  index: U64;
   entries: WireEntry[];
-  commit: number;
+  commit: U64;
   snapshot: WireSnapshot | null;
   reject: boolean;
-  rejectHint: number;
+  rejectHint: U64;
   context?: Uint8Array;
 }
 
@@ -104,36 +111,36 @@ function deserializeSendBatch(buf: Buffer): SendBatch {
 }
 
 export interface WireSendSummary {
-  batches: number;
-  messages: number;
+  batches: U64;
+  messages: U64;
 }
 
 export type WireSnapshotChunk =
   | { part: 'header'; header: WireMessage }
   | { part: 'kv'; kv: { chunks: Uint8Array[] } }
-  | { part: 'trailer'; trailer: { chunks: number; bytes: number } };
+  | { part: 'trailer'; trailer: { chunks: U64; bytes: U64 } };
 
 export interface WireLeaseKeepAliveRequest {
   id: string;
 }
 export interface WireLeaseKeepAliveResponse {
-  ttl: number;
+  ttl: U64;
 }
 export interface WireLeaseTimeToLiveRequest {
   id: string;
   keys: boolean;
 }
 export interface WireLeaseTimeToLiveResponse {
-  ttl: number;
-  grantedTtl: number;
+  ttl: U64;
+  grantedTtl: U64;
   keys: Uint8Array[];
 }
 
 export interface WireMemberPromoteRequest {
-  id: number;
+  id: U64;
 }
 export interface WireMember {
-  id: number;
+  id: U64;
   name: string;
   peerUrls: string[];
   clientUrls: string[];
@@ -178,7 +185,7 @@ export function peerService(): PeerService {
   if (cached) return cached;
   const pkg = loadSync(findProto('raft/raft.proto'), {
     keepCase: false,
-    longs: Number,
+    longs: String,
     enums: String,
     defaults: true,
     oneofs: true,
@@ -211,7 +218,7 @@ export function peerService(): PeerService {
 }
 
 /** The identity metadata a member puts on every call it makes to peer `to`. */
-export function callMetadata(from: number, to: number, clusterId: string): Metadata {
+export function callMetadata(from: NodeId, to: NodeId, clusterId: string): Metadata {
   const md = new Metadata();
   md.set(MD_FROM, String(from));
   md.set(MD_TO, String(to));

@@ -9,7 +9,7 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { MemberInfo } from '../member/store-api.js';
 import type { OutboundHooks } from '../member/transport-api.js';
 import { newPeerClient } from './channel.js';
-import { memberFromWire, plainBytes } from './codec.js';
+import { memberFromWire, plainBytes, wireInt } from './codec.js';
 import type { PeerTls, PeerUrl } from './credentials.js';
 import { PeerError, peerErrorOf } from './errors.js';
 import { callMetadata, MD_ETCD_ERROR, peerService } from './proto.js';
@@ -113,12 +113,12 @@ export class PeerRemote {
 
   async leaseKeepAlive(id: string): Promise<{ ttl: number }> {
     const r = await this.unary(peerService().leaseKeepAlive, { id }, this.deps.timings.leaseCallTimeoutMs);
-    return { ttl: r.ttl };
+    return { ttl: wireInt(r.ttl, 'ttl') };
   }
 
   async leaseTimeToLive(id: string, keys: boolean): Promise<{ ttl: number; grantedTtl: number; keys: Uint8Array[] }> {
     const r = await this.unary(peerService().leaseTimeToLive, { id, keys }, this.deps.timings.leaseCallTimeoutMs);
-    return { ttl: r.ttl, grantedTtl: r.grantedTtl, keys: r.keys.map(plainBytes) };
+    return { ttl: wireInt(r.ttl, 'ttl'), grantedTtl: wireInt(r.grantedTtl, 'granted ttl'), keys: r.keys.map(plainBytes) };
   }
 
   async memberPromote(id: NodeId): Promise<{ members: MemberInfo[] }> {
@@ -205,7 +205,7 @@ export class PeerRemote {
       },
       (err: unknown) => {
         this.probing = false;
-        this.deps.log.trace({ peer: this.deps.peer, err: (err as Error).message }, 'probe failed');
+        this.deps.log.trace({ peer: this.deps.peer.toString(16), err: (err as Error).message }, 'probe failed');
       },
     );
   }
@@ -214,7 +214,7 @@ export class PeerRemote {
     if (this.stopped) return;
     if (this.snapshotAbort) {
       // The core asks for one snapshot per follower at a time; the report of the one in flight answers it.
-      this.deps.log.debug({ peer: this.deps.peer }, 'snapshot already in flight to this peer; ignoring another');
+      this.deps.log.debug({ peer: this.deps.peer.toString(16) }, 'snapshot already in flight to this peer; ignoring another');
       return;
     }
     const url = this.urls[this.rpcUrlIndex % this.urls.length];
@@ -228,7 +228,7 @@ export class PeerRemote {
     const client = newPeerClient(url, this.deps.tls, this.deps.timings);
     const started = performance.now();
     const index = m.snapshot?.metadata.index;
-    log.info({ peer, index }, 'sending snapshot');
+    log.info({ peer: peer.toString(16), index }, 'sending snapshot');
     void (async () => {
       try {
         const r = await sendSnapshot({
@@ -242,12 +242,12 @@ export class PeerRemote {
         });
         this.snapshotsSent++;
         this.touch();
-        log.info({ peer, index, chunks: r.chunks, bytes: r.bytes, ms: Math.round(performance.now() - started) }, 'sent snapshot');
+        log.info({ peer: peer.toString(16), index, chunks: r.chunks, bytes: r.bytes, ms: Math.round(performance.now() - started) }, 'sent snapshot');
         if (!abort.signal.aborted) hooks.reportSnapshot(peer, true);
       } catch (err) {
         this.snapshotsFailed++;
         if (abort.signal.aborted) return;
-        log.warn({ peer, index, err: (err as Error).message }, 'snapshot send failed');
+        log.warn({ peer: peer.toString(16), index, err: (err as Error).message }, 'snapshot send failed');
         // As etcd: the peer is unreachable for now, and the core retries the snapshot later.
         hooks.reportUnreachable(peer);
         hooks.reportSnapshot(peer, false);

@@ -11,7 +11,7 @@ import type { ServiceError } from '@grpc/grpc-js';
 import http2 from 'node:http2';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders, SecureClientSessionOptions } from 'node:http2';
 import { isIP } from 'node:net';
-import type { Message } from '../../raft/types.js';
+import type { Message, NodeId } from '../../raft/types.js';
 import type { PeerTimings } from './channel.js';
 import type { PeerTls, PeerUrl } from './credentials.js';
 import { callMetadata, MAX_GRPC_MESSAGE_BYTES, peerService } from './proto.js';
@@ -39,8 +39,8 @@ export interface SendStreamTarget {
   readonly url: PeerUrl;
   readonly tls: PeerTls | undefined;
   readonly timings: PeerTimings;
-  readonly from: number;
-  readonly to: number;
+  readonly from: NodeId;
+  readonly to: NodeId;
   readonly clusterId: string;
 }
 

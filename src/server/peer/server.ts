@@ -13,11 +13,12 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Logger } from 'pino';
 import { EtcdError } from '../../kv/errors.js';
 import type { NodeId } from '../../raft/types.js';
+import { NONE, isNodeId } from '../../raft/types.js';
 import type { InboundHandlers } from '../member/transport-api.js';
 import { interceptStreams } from '../grpc/grpc-js-internals.js';
 import { grpcSendCall, H2SendCall, headerOf, servableSend } from './send-call.js';
 import type { SendCall } from './send-call.js';
-import { memberToWire, messageFromWire, PeerCodecError, plainBytes } from './codec.js';
+import { memberToWire, messageFromWire, PeerCodecError, plainBytes, wireCount, wireNodeId } from './codec.js';
 import { serverOptions } from './channel.js';
 import type { PeerTimings } from './channel.js';
 import { parsePeerUrl, serverCredentials } from './credentials.js';
@@ -155,17 +156,17 @@ export class PeerServer {
     const fromRaw = one(MD_FROM);
     const to = one(MD_TO);
     const cluster = one(MD_CLUSTER_ID);
-    const from = fromRaw !== undefined && /^[1-9]\d*$/.test(fromRaw) ? Number(fromRaw) : NaN;
-    if (!Number.isSafeInteger(from) || to === undefined || cluster === undefined) {
+    const from = fromRaw !== undefined && /^[1-9]\d{0,19}$/.test(fromRaw) ? BigInt(fromRaw) : NONE;
+    if (!isNodeId(from) || to === undefined || cluster === undefined) {
       return { refusal: 'PEER_BAD_REQUEST', detail: `from=${String(fromRaw)} to=${String(to)} cluster=${String(cluster)}` };
     }
     if (cluster !== this.opts.clusterId) {
-      return { refusal: 'PEER_CLUSTER_ID_MISMATCH', detail: `local=${this.opts.clusterId} remote=${cluster} from=${from}` };
+      return { refusal: 'PEER_CLUSTER_ID_MISMATCH', detail: `local=${hexOf(this.opts.clusterId)} remote=${hexOf(cluster)} from=${from.toString(16)}` };
     }
     if (to !== String(this.opts.memberId)) {
-      return { refusal: 'PEER_WRONG_RECIPIENT', detail: `this member is ${this.opts.memberId}, the call is for ${to}` };
+      return { refusal: 'PEER_WRONG_RECIPIENT', detail: `this member is ${this.opts.memberId.toString(16)}, the call is for ${hexOf(to)}` };
     }
-    if (this.opts.isRemoved(from)) return { refusal: 'PEER_MEMBER_REMOVED', detail: `member ${from} was removed` };
+    if (this.opts.isRemoved(from)) return { refusal: 'PEER_MEMBER_REMOVED', detail: `member ${from.toString(16)} was removed` };
     return { from };
   }
 
@@ -230,7 +231,7 @@ export class PeerServer {
       if (m.type === 'snap') {
         // Snapshots travel through the Snapshot RPC with their data; a bare one here is a sender bug.
         stats.failures++;
-        this.opts.warnOnce(`snap-on-stream:${from}`, { from }, "dropped a 'snap' message sent on the message stream");
+        this.opts.warnOnce(`snap-on-stream:${from}`, { from: from.toString(16) }, "dropped a 'snap' message sent on the message stream");
         continue;
       }
       for (const e of m.entries) stats.bytes += e.data.length;
@@ -239,7 +240,7 @@ export class PeerServer {
       } catch (err) {
         // One message the member cannot take (say, from a peer it no longer knows) must not end the stream.
         stats.failures++;
-        this.opts.log.debug({ from, type: m.type, err: (err as Error).message }, 'member refused a peer message');
+        this.opts.log.debug({ from: from.toString(16), type: m.type, err: (err as Error).message }, 'member refused a peer message');
       }
     }
   }
@@ -252,7 +253,7 @@ export class PeerServer {
       () => callback(null, {}),
       (err: unknown) => {
         const message = err instanceof Error ? err.message : String(err);
-        this.opts.log.warn({ from, err: message }, 'snapshot from peer failed');
+        this.opts.log.warn({ from: from.toString(16), err: message }, 'snapshot from peer failed');
         callback({ code: status.ABORTED, details: `snapshot not staged: ${message}` });
       },
     );
@@ -283,10 +284,10 @@ export class PeerServer {
               yield plainBytes(chunk);
             }
           } else if (c.part === 'trailer') {
-            if (c.trailer.chunks !== chunks || c.trailer.bytes !== bytes) {
+            if (wireCount(c.trailer.chunks, 'trailer chunks') !== chunks || wireCount(c.trailer.bytes, 'trailer bytes') !== bytes) {
               throw new PeerError('PEER_SNAPSHOT_FAILED', `snapshot trailer says ${c.trailer.chunks} chunks/${c.trailer.bytes} bytes, received ${chunks}/${bytes}`);
             }
-            log.info({ from, index: m.snapshot?.metadata.index, chunks, bytes }, 'received snapshot');
+            log.info({ from: from.toString(16), index: m.snapshot?.metadata.index, chunks, bytes }, 'received snapshot');
             return;
           } else {
             throw new PeerError('PEER_SNAPSHOT_FAILED', 'second header in a snapshot stream');
@@ -339,7 +340,7 @@ export class PeerServer {
     callback: sendUnaryData<WireMemberPromoteResponse>,
   ): void {
     const promote = this.opts.handlers.memberPromote?.bind(this.opts.handlers);
-    this.forwarded(call, callback, 'promotions', promote && (async () => ({ members: (await promote(call.request.id)).members.map(memberToWire) })));
+    this.forwarded(call, callback, 'promotions', promote && (async () => ({ members: (await promote(wireNodeId(call.request.id, 'member id'))).members.map(memberToWire) })));
   }
 
   /** Admitted without identity metadata: a joining member does not know the cluster id yet. */
@@ -366,4 +367,9 @@ function handlerError(err: unknown): Partial<ServiceError> {
     return { code: err.grpcCode, details: err.message, metadata };
   }
   return { code: status.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
+}
+
+/** A decimal uint64 from the identity metadata in hex, as etcd prints ids; anything else as it came. */
+function hexOf(decimal: string): string {
+  return /^\d{1,20}$/.test(decimal) ? BigInt(decimal).toString(16) : decimal;
 }

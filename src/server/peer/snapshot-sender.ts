@@ -2,7 +2,7 @@
 // state as the producer yields it, then a trailer with totals. Reads the producer only as fast as the
 // peer takes the data (one write in flight), so the whole state is never held in memory.
 import type { Client, ClientWritableStream, Metadata, ServiceError } from '@grpc/grpc-js';
-import type { Message } from '../../raft/types.js';
+import type { Message, NodeId } from '../../raft/types.js';
 import { messageToWire } from './codec.js';
 import { PeerError, peerErrorOf } from './errors.js';
 import { KV_BATCH_BYTES, MAX_KV_CHUNK_BYTES, peerService } from './proto.js';
@@ -11,7 +11,7 @@ import type { Empty, WireSnapshotChunk } from './proto.js';
 export interface SnapshotSendOptions {
   readonly client: Client;
   readonly metadata: Metadata;
-  readonly peer: number;
+  readonly peer: NodeId;
   readonly message: Message;
   readonly kv: AsyncIterable<Uint8Array>;
   /** Longest wait for one write, or for the answer after the trailer. */
@@ -46,7 +46,7 @@ export async function sendSnapshot(opts: SnapshotSendOptions): Promise<SnapshotS
   void ended.then((e) => (endedEarly = e));
 
   const fail = (err: ServiceError | null, what: string): PeerError =>
-    err ? peerErrorOf(err, opts.peer) : new PeerError('PEER_SNAPSHOT_FAILED', `snapshot to peer ${opts.peer}: ${what}`);
+    err ? peerErrorOf(err, opts.peer) : new PeerError('PEER_SNAPSHOT_FAILED', `snapshot to peer ${opts.peer.toString(16)}: ${what}`);
 
   /** Writes one chunk and waits until grpc-js has taken it, the call ended, or the peer stalled. */
   const write = async (chunk: WireSnapshotChunk): Promise<boolean> => {
@@ -60,7 +60,7 @@ export async function sendSnapshot(opts: SnapshotSendOptions): Promise<SnapshotS
       const r = await Promise.race([written, stalled, ended.then(() => 'ended' as const)]);
       if (r === 'stalled') {
         call.cancel();
-        throw new PeerError('PEER_SNAPSHOT_FAILED', `snapshot to peer ${opts.peer}: no progress for ${opts.stallTimeoutMs} ms`);
+        throw new PeerError('PEER_SNAPSHOT_FAILED', `snapshot to peer ${opts.peer.toString(16)}: no progress for ${opts.stallTimeoutMs} ms`);
       }
       return r === 'written';
     } finally {
@@ -76,7 +76,7 @@ export async function sendSnapshot(opts: SnapshotSendOptions): Promise<SnapshotS
     let pendingBytes = 0;
     for await (const c of opts.kv) {
       if (c.length > MAX_KV_CHUNK_BYTES) {
-        throw new PeerError('PEER_SNAPSHOT_FAILED', `snapshot to peer ${opts.peer}: a kv chunk of ${c.length} bytes exceeds the ${MAX_KV_CHUNK_BYTES}-byte limit`);
+        throw new PeerError('PEER_SNAPSHOT_FAILED', `snapshot to peer ${opts.peer.toString(16)}: a kv chunk of ${c.length} bytes exceeds the ${MAX_KV_CHUNK_BYTES}-byte limit`);
       }
       if (pending.length > 0 && pendingBytes + c.length > KV_BATCH_BYTES) {
         if (!(await write({ part: 'kv', kv: { chunks: pending } }))) break;

@@ -134,7 +134,7 @@ export class PeerStream {
   peerIsUp(): void {
     if (this.state !== 'backoff') return;
     this.clearTimer();
-    this.deps.log.debug({ peer: this.deps.peer }, 'peer dialled us: ending our backoff');
+    this.deps.log.debug({ peer: this.deps.peer.toString(16) }, 'peer dialled us: ending our backoff');
     this.dial();
   }
 
@@ -179,7 +179,7 @@ export class PeerStream {
     this.stats.activeSince = performance.now();
     this.failedAttempts = 0;
     this.loggedRefusal = undefined;
-    if (!this.wasActive) this.deps.log.info({ peer: this.deps.peer, url: url.url }, 'peer became active');
+    if (!this.wasActive) this.deps.log.info({ peer: this.deps.peer.toString(16), url: url.url }, 'peer became active');
     this.wasActive = true;
     this.deps.onAccepted();
     this.scheduleFlush();
@@ -201,13 +201,13 @@ export class PeerStream {
     if (refusal) {
       if (this.loggedRefusal !== refusal) {
         this.loggedRefusal = refusal;
-        this.deps.log.error({ peer: this.deps.peer, url: url.url, refusal, reason }, `peer refused our stream: ${refusalMessage(refusal)}`);
+        this.deps.log.error({ peer: this.deps.peer.toString(16), url: url.url, refusal, reason }, `peer refused our stream: ${refusalMessage(refusal)}`);
       }
     } else if (this.wasActive) {
       this.wasActive = false;
-      this.deps.log.warn({ peer: this.deps.peer, url: url.url, reason }, 'peer became inactive');
+      this.deps.log.warn({ peer: this.deps.peer.toString(16), url: url.url, reason }, 'peer became inactive');
     } else {
-      this.deps.log.debug({ peer: this.deps.peer, url: url.url, reason, attempt: this.failedAttempts }, 'peer stream attempt failed');
+      this.deps.log.debug({ peer: this.deps.peer.toString(16), url: url.url, reason, attempt: this.failedAttempts }, 'peer stream attempt failed');
     }
     this.deps.onUnreachable();
     if (wasAccepted && !refusal) this.deps.onLost?.();

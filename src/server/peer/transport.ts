@@ -4,7 +4,7 @@
 // send(), so the member's Ready loop is never re-entered.
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../../raft/types.js';
-import { isLocalMessage } from '../../raft/types.js';
+import { isLocalMessage, isNodeId } from '../../raft/types.js';
 import type { MemberInfo } from '../member/store-api.js';
 import type { InboundHandlers, OutboundHooks, PeerTransport } from '../member/transport-api.js';
 import { peerTimings } from './channel.js';
@@ -55,11 +55,9 @@ export interface PeerTransportHandle extends PeerTransport {
 }
 
 export async function createPeerTransport(opts: PeerTransportOptions): Promise<PeerTransportHandle> {
-  if (!Number.isSafeInteger(opts.memberId) || opts.memberId <= 0) {
-    throw new PeerError('PEER_CONFIG', `peer transport: member id ${opts.memberId} is not a positive safe integer`);
-  }
+  if (!isNodeId(opts.memberId)) throw new PeerError('PEER_CONFIG', `peer transport: member id ${String(opts.memberId)} is not a uint64 other than 0`);
   if (!/^\d+$/.test(opts.clusterId)) throw new PeerError('PEER_CONFIG', `peer transport: cluster id ${JSON.stringify(opts.clusterId)} is not a decimal uint64`);
-  const log = opts.logger.child({ component: 'peer-transport', member: opts.memberId });
+  const log = opts.logger.child({ component: 'peer-transport', member: opts.memberId.toString(16) });
   const tls = opts.tls ? await loadPeerTls(opts.tls) : undefined;
   for (const u of opts.listenUrls) {
     if (tls && !parsePeerUrl(u).secure) log.warn({ url: u }, 'scheme is http while peer key and cert files are present; serving plain text');
@@ -140,7 +138,7 @@ class GrpcPeerTransport implements PeerTransportHandle {
   addPeer(id: NodeId, peerURLs: readonly string[]): void {
     if (this.closed) return;
     if (this.removed.has(id)) {
-      this.log.warn({ peer: id }, 'not adding a removed member back');
+      this.log.warn({ peer: id.toString(16) }, 'not adding a removed member back');
       return;
     }
     if (id === this.opts.memberId) return;
@@ -164,11 +162,11 @@ class GrpcPeerTransport implements PeerTransportHandle {
       urls,
     );
     this.remotes.set(id, remote);
-    this.log.info({ peer: id, urls: peerURLs }, 'added peer');
+    this.log.info({ peer: id.toString(16), urls: peerURLs }, 'added peer');
   }
 
   updatePeer(id: NodeId, peerURLs: readonly string[]): void {
-    if (!this.remotes.has(id)) this.log.warn({ peer: id }, 'updating an unknown peer adds it');
+    if (!this.remotes.has(id)) this.log.warn({ peer: id.toString(16) }, 'updating an unknown peer adds it');
     this.addPeer(id, peerURLs);
   }
 
@@ -177,7 +175,7 @@ class GrpcPeerTransport implements PeerTransportHandle {
     this.remotes.get(id)?.stop();
     this.remotes.delete(id);
     this.server.refuseFrom(id);
-    this.log.info({ peer: id }, 'removed peer');
+    this.log.info({ peer: id.toString(16) }, 'removed peer');
   }
 
   leaseKeepAlive(to: NodeId, id: string): Promise<{ ttl: number }> {

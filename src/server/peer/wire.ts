@@ -3,9 +3,11 @@
 // and per entry, and a Long for every uint64 on the way, which made it the largest source of garbage on
 // a leader under `check perf` (about a quarter of its allocations). The bytes are the same protobuf:
 // tests check both directions against protobufjs. Decoding checks what messageFromWire checks (a known
-// type, unsigned safe integers); a message that fails is returned as its error, so one bad message does
-// not cost the batch, while bytes that are not protobuf at all fail the whole batch.
-import type { ConfState, Entry, Message, MessageType, Snapshot } from '../../raft/types.js';
+// type, unsigned safe integers, member ids within uint64); a message that fails is returned as its error,
+// so one bad message does not cost the batch, while bytes that are not protobuf at all fail the whole batch.
+// Member ids are bigints (etcd's 64-bit ids); the few ids of a cluster recur in every message, so their
+// varints are kept once made, and decoding remembers the last ids it read.
+import type { ConfState, Entry, Message, MessageType, NodeId, Snapshot } from '../../raft/types.js';
 import { Writer, varintLength as varintLen } from '../../kv/pb.js';
 import { PeerCodecError, plainBytes, safe } from './codec.js';
 
@@ -51,14 +53,38 @@ function entrySize(e: Entry): number {
   return uintField(e.term) + uintField(e.index) + (e.type === 'confChange' ? 2 : 0) + (e.data.length > 0 ? bytesField(e.data.length) : 0);
 }
 
+/** Ids whose varints were made, up to a bound (a cluster has a handful of members). */
+const idVarints = new Map<NodeId, Uint8Array>();
+const ID_VARINTS_MAX = 256;
+
+/** The varint of a uint64 id. */
+function idVarint(id: NodeId): Uint8Array {
+  let b = idVarints.get(id);
+  if (b !== undefined) return b;
+  const out: number[] = [];
+  let v = id;
+  while (v >= 0x80n) {
+    out.push(Number(v & 0x7fn) | 0x80);
+    v >>= 7n;
+  }
+  out.push(Number(v));
+  b = Uint8Array.from(out);
+  if (idVarints.size >= ID_VARINTS_MAX) idVarints.clear();
+  idVarints.set(id, b);
+  return b;
+}
+
+/** Size of a uint64 id field, 0 when it is 0 (none). */
+const idField = (id: NodeId): number => (id === 0n ? 0 : 1 + idVarint(id).length);
+
 function confStateSize(c: ConfState): number {
   return packedSize(c.voters) + packedSize(c.learners);
 }
 
-function packedSize(ns: readonly number[]): number {
-  if (ns.length === 0) return 0;
+function packedSize(ids: readonly NodeId[]): number {
+  if (ids.length === 0) return 0;
   let body = 0;
-  for (const n of ns) body += varintSize(n);
+  for (const id of ids) body += idVarint(id).length;
   return bytesField(body);
 }
 
@@ -71,13 +97,29 @@ function snapshotSize(s: Snapshot): number {
 }
 
 function messageSize(m: Message): number {
-  let n = 2 + uintField(m.to) + uintField(m.from) + uintField(m.term) + uintField(m.logTerm) + uintField(m.index) + uintField(m.commit);
+  let n = 2 + idField(m.to) + idField(m.from) + uintField(m.term) + uintField(m.logTerm) + uintField(m.index) + uintField(m.commit);
   for (const e of m.entries) n += bytesField(entrySize(e));
   if (m.snapshot) n += bytesField(snapshotSize(m.snapshot));
   if (m.reject) n += 2;
   n += uintField(m.rejectHint);
   if (m.context !== undefined) n += bytesField(m.context.length);
   return n;
+}
+
+/** A member id field (nothing for 0), its varint made once per id. */
+function writeId(w: Writer, tag: number, id: NodeId): void {
+  if (id === 0n) return;
+  w.buf[w.pos++] = tag;
+  w.raw(idVarint(id));
+}
+
+/** A packed repeated field of member ids. */
+function writePackedIds(w: Writer, tag: number, ids: readonly NodeId[]): void {
+  if (ids.length === 0) return;
+  let body = 0;
+  for (const id of ids) body += idVarint(id).length;
+  w.head(tag, body);
+  for (const id of ids) w.raw(idVarint(id));
 }
 
 // Tags: field number << 3 | wire type (0 varint, 2 length-delimited).
@@ -100,14 +142,14 @@ export function encodeMessageBatch(messages: readonly Message[], reserve = 0): B
   const sizes = messages.map(messageSize);
   let total = reserve;
   for (const s of sizes) total += bytesField(s);
-  const w = new Writer(Buffer.allocUnsafe(total));
+  const w = new Writer(total);
   w.pos = reserve;
   messages.forEach((m, i) => {
     w.head(T_BATCH_MESSAGE, sizes[i] as number);
     w.buf[w.pos++] = T_TYPE;
     w.varint(TYPE_NUMBER[m.type]);
-    w.uint(T_TO, m.to);
-    w.uint(T_FROM, m.from);
+    writeId(w, T_TO, m.to);
+    writeId(w, T_FROM, m.from);
     w.uint(T_TERM, m.term);
     w.uint(T_LOG_TERM, m.logTerm);
     w.uint(T_INDEX, m.index);
@@ -125,8 +167,8 @@ export function encodeMessageBatch(messages: readonly Message[], reserve = 0): B
       if (s.data.length > 0) w.bytes(0x0a, s.data);
       w.head(0x12, metadataSize(s));
       w.head(0x0a, confStateSize(s.metadata.confState));
-      w.packed(0x0a, s.metadata.confState.voters);
-      w.packed(0x12, s.metadata.confState.learners);
+      writePackedIds(w, 0x0a, s.metadata.confState.voters);
+      writePackedIds(w, 0x12, s.metadata.confState.learners);
       w.uint(0x10, s.metadata.index);
       w.uint(0x18, s.metadata.term);
     }
@@ -171,6 +213,39 @@ class Reader {
     throw new Malformed('varint longer than 10 bytes');
   }
 
+  /**
+   * A varint as a uint64 id. Read as two 32-bit halves (no bigint arithmetic per byte); the bigint is
+   * made only for an id other than the last two read, which in a batch from one peer are its to and from.
+   */
+  id(): NodeId {
+    let lo = 0;
+    let hi: number;
+    let b: number;
+    let i = 0;
+    for (; i < 4; i++) {
+      b = this.byte();
+      lo = (lo | ((b & 0x7f) << (7 * i))) >>> 0;
+      if (b < 0x80) return idOf(lo, 0);
+    }
+    b = this.byte();
+    lo = (lo | ((b & 0x0f) << 28)) >>> 0;
+    hi = (b & 0x7f) >> 4;
+    if (b < 0x80) return idOf(lo, hi);
+    for (i = 0; i < 5; i++) {
+      b = this.byte();
+      // The tenth byte holds bit 63 only: anything more is not a uint64.
+      if (i === 4 && b > 1) throw new PeerCodecError('a member id is larger than a uint64');
+      hi = (hi | ((b & 0x7f) << (3 + 7 * i))) >>> 0;
+      if (b < 0x80) return idOf(lo, hi);
+    }
+    throw new Malformed('varint longer than 10 bytes');
+  }
+
+  private byte(): number {
+    if (this.pos >= this.end) throw new Malformed('truncated varint');
+    return this.buf[this.pos++] as number;
+  }
+
   /** A length-delimited field's bounds. */
   span(): [number, number] {
     const len = this.varint();
@@ -195,15 +270,34 @@ class Reader {
     } else throw new Malformed(`wire type ${wireType}`);
   }
 
-  /** Repeated uint64, packed or not. */
-  repeated(wireType: number, into: number[]): void {
-    if (wireType === 0) into.push(this.varint());
+  /** Repeated uint64 ids, packed or not. */
+  repeatedIds(wireType: number, into: NodeId[]): void {
+    if (wireType === 0) into.push(this.id());
     else if (wireType === 2) {
       const [s, e] = this.span();
       const sub = new Reader(this.buf, s, e);
-      while (sub.more()) into.push(sub.varint());
+      while (sub.more()) into.push(sub.id());
     } else throw new Malformed(`wire type ${wireType} for a repeated integer`);
   }
+}
+
+// The last two ids decoded, by their halves: a batch's messages all carry the same to and from.
+let lastLo = -1;
+let lastHi = -1;
+let lastId: NodeId = 0n;
+let prevLo = -1;
+let prevHi = -1;
+let prevId: NodeId = 0n;
+
+function idOf(lo: number, hi: number): NodeId {
+  if (lo === lastLo && hi === lastHi) return lastId;
+  if (lo === prevLo && hi === prevHi) {
+    [prevLo, prevHi, prevId, lastLo, lastHi, lastId] = [lastLo, lastHi, lastId, prevLo, prevHi, prevId];
+    return lastId;
+  }
+  const id = hi === 0 ? BigInt(lo) : (BigInt(hi) << 32n) | BigInt(lo);
+  [prevLo, prevHi, prevId, lastLo, lastHi, lastId] = [lastLo, lastHi, lastId, lo, hi, id];
+  return id;
 }
 
 function readEntry(r: Reader): Entry {
@@ -226,7 +320,7 @@ function readEntry(r: Reader): Entry {
 
 function readSnapshot(r: Reader): Snapshot {
   let data: Uint8Array = new Uint8Array(0);
-  let metadata: { index: number; term: number; voters: number[]; learners: number[] } | undefined;
+  let metadata: { index: number; term: number; voters: NodeId[]; learners: NodeId[] } | undefined;
   while (r.more()) {
     const key = r.varint();
     const field = Math.floor(key / 8);
@@ -246,8 +340,8 @@ function readSnapshot(r: Reader): Snapshot {
           while (c.more()) {
             const ck = c.varint();
             const cf = Math.floor(ck / 8);
-            if (cf === 1) c.repeated(ck & 7, metadata.voters);
-            else if (cf === 2) c.repeated(ck & 7, metadata.learners);
+            if (cf === 1) c.repeatedIds(ck & 7, metadata.voters);
+            else if (cf === 2) c.repeatedIds(ck & 7, metadata.learners);
             else c.skip(ck & 7);
           }
         } else if (f === 2 && w === 0) metadata.index = md.varint();
@@ -257,14 +351,14 @@ function readSnapshot(r: Reader): Snapshot {
     } else r.skip(wt);
   }
   if (!metadata) throw new PeerCodecError('snapshot without metadata');
-  const confState: ConfState = { voters: metadata.voters.map((v) => safe(v, 'voter')), learners: metadata.learners.map((v) => safe(v, 'learner')) };
+  const confState: ConfState = { voters: metadata.voters, learners: metadata.learners };
   return { data, metadata: { index: safe(metadata.index, 'snapshot index'), term: safe(metadata.term, 'snapshot term'), confState } };
 }
 
 function readMessage(r: Reader): Message {
   let type = 0;
-  let to = 0;
-  let from = 0;
+  let to: NodeId = 0n;
+  let from: NodeId = 0n;
   let term = 0;
   let logTerm = 0;
   let index = 0;
@@ -279,11 +373,12 @@ function readMessage(r: Reader): Message {
     const key = r.varint();
     const field = Math.floor(key / 8);
     const wt = key & 7;
-    if (wt === 0 && field >= 1 && field <= 11 && field !== 7 && field !== 9) {
+    if (wt === 0 && (field === 2 || field === 3)) {
+      if (field === 2) to = r.id();
+      else from = r.id();
+    } else if (wt === 0 && field >= 1 && field <= 11 && field !== 7 && field !== 9) {
       const v = r.varint();
       if (field === 1) type = v;
-      else if (field === 2) to = v;
-      else if (field === 3) from = v;
       else if (field === 4) term = v;
       else if (field === 5) logTerm = v;
       else if (field === 6) index = v;
@@ -313,8 +408,8 @@ function readMessage(r: Reader): Message {
   if (name === undefined) throw new PeerCodecError(`unknown message type ${type}`);
   const m: { -readonly [K in keyof Message]: Message[K] } = {
     type: name,
-    to: safe(to, 'to'),
-    from: safe(from, 'from'),
+    to,
+    from,
     term: safe(term, 'term'),
     logTerm: safe(logTerm, 'logTerm'),
     index: safe(index, 'index'),

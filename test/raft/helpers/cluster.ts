@@ -7,7 +7,7 @@ import { RawNode, type RaftConfig } from '../../../src/raft/raw-node.js';
 import { MemoryStorage, bootstrapStorage } from '../../../src/raft/storage.js';
 import { SeededRng } from '../../../src/raft/rng.js';
 import { RaftError } from '../../../src/raft/errors.js';
-import { decodeConfChange } from '../../../src/raft/types.js';
+import { NONE, compareNodeIds, decodeConfChange } from '../../../src/raft/types.js';
 
 /** The knobs a test may set per member; everything else comes from the cluster defaults. */
 export type NodeOptions = Partial<Omit<RaftConfig, 'id' | 'storage' | 'rng' | 'applied'>>;
@@ -155,7 +155,7 @@ export class Cluster {
   }
 
   ids(): NodeId[] {
-    return [...this.nodes.keys()].sort((a, b) => a - b);
+    return [...this.nodes.keys()].sort(compareNodeIds);
   }
 
   /** The members that currently believe they lead, lowest id first. */
@@ -344,6 +344,6 @@ export function stepCatching(raw: RawNode, m: Message): string | undefined {
 export function storageWithLog(voters: readonly NodeId[], terms: readonly number[], hs: { term: number; vote?: NodeId; commit?: number }): MemoryStorage {
   const s = bootstrapStorage(voters);
   s.append(terms.map((term, i) => ({ term, index: i + 2, type: 'normal' as const, data: enc.encode(`e${i + 2}`) })));
-  s.setHardState({ term: hs.term, vote: hs.vote ?? 0, commit: hs.commit ?? 1 });
+  s.setHardState({ term: hs.term, vote: hs.vote ?? NONE, commit: hs.commit ?? 1 });
   return s;
 }

@@ -7,10 +7,11 @@ import { Cluster, DEFAULT_OPTIONS, bytes, type NodeOptions } from './cluster.js'
 import { MemoryStorage, bootstrapStorage } from '../../../src/raft/storage.js';
 import { RaftError } from '../../../src/raft/errors.js';
 import { describeEntry, describeMessage, describeReady, describeSnapshot } from '../../../src/raft/describe.js';
-import { type Command, parseCommand, parseIds, parseInt10 } from './script.js';
+import { type Command, parseCommand, parseId, parseIds, parseInt10 } from './script.js';
+import { compareNodeIds } from '../../../src/raft/types.js';
 
-export function showIds(ids: readonly number[]): string {
-  return `(${[...ids].sort((a, b) => a - b).join(',')})`;
+export function showIds(ids: readonly NodeId[]): string {
+  return `(${[...ids].sort(compareNodeIds).join(',')})`;
 }
 
 export function showConfState(cs: ConfState): string {
@@ -71,7 +72,7 @@ export class InteractionEnv {
       return ['ok'];
     },
     drop: (c) => {
-      this.cluster.cut(parseInt10(c.opts.get('from'), 'from'), parseInt10(c.opts.get('to'), 'to'));
+      this.cluster.cut(parseId(c.opts.get('from'), 'from'), parseId(c.opts.get('to'), 'to'));
       return ['ok'];
     },
     heal: () => {
@@ -105,7 +106,7 @@ export class InteractionEnv {
   }
 
   private id(c: Command, i: number): NodeId {
-    return parseInt10(this.arg(c, i), `${c.verb} argument ${i + 1}`);
+    return parseId(this.arg(c, i), `${c.verb} argument ${i + 1}`);
   }
 
   /** All positional arguments as ids, or every node when there are none. */
@@ -175,9 +176,9 @@ export class InteractionEnv {
       ['maxUncommittedEntriesSize', num('max-uncommitted')],
     ];
     const options = Object.fromEntries(picked.filter(([, v]) => v !== undefined)) as NodeOptions;
-    const first = Math.max(0, ...this.cluster.ids()) + 1;
+    const first = this.cluster.ids().reduce((m, id) => (id > m ? id : m), 0n) + 1n;
     const out: string[] = [];
-    for (let id = first; id < first + n; id++) {
+    for (let id = first; id < first + BigInt(n); id++) {
       // With a configuration, a member of a new cluster; without one, a member that will join via snapshot.
       const storage = voters.length > 0 ? bootstrapStorage(voters, learners) : new MemoryStorage();
       this.cluster.add(id, storage, options);
@@ -235,7 +236,7 @@ export class InteractionEnv {
 
   private deliverMsgs(c: Command): string[] {
     const type = c.opts.get('type');
-    const from = c.opts.has('from') ? parseInt10(c.opts.get('from'), 'from') : undefined;
+    const from = c.opts.has('from') ? parseId(c.opts.get('from'), 'from') : undefined;
     const filter = (m: Message): boolean => (type === undefined || m.type === type) && (from === undefined || m.from === from);
     if (c.opts.has('drop')) {
       const gone = parseIds(c.opts.get('drop') ?? '').flatMap((id) => this.cluster.dropQueued(id, filter));
@@ -266,7 +267,7 @@ export class InteractionEnv {
     const st = node.raw.status();
     const hs = st.hardState;
     let head = `${id}: ${st.softState.raftState} term=${hs.term} vote=${hs.vote} lead=${st.softState.lead} commit=${hs.commit} applied=${st.applied} last=${st.lastIndex} ${showConfState(st.config)}`;
-    if (st.leadTransferee !== 0) head += ` transferee=${st.leadTransferee}`;
+    if (st.leadTransferee !== 0n) head += ` transferee=${st.leadTransferee}`;
     const out = [head];
     for (const [pid, pr] of st.progress) {
       const flags = [pr.isLearner ? ' learner' : '', pr.recentActive ? '' : ' inactive'].join('');

@@ -1,6 +1,8 @@
 // The interaction script format: a terminal transcript. `$ command args` runs a command; the lines after it,
 // up to the next blank line, are its expected output. Lines starting with `#` are commentary, kept as they are
 // when the expected output is rewritten. Output never contains blank lines, `#` or `$ ` at column 0.
+import type { NodeId } from '../../../src/raft/types.js';
+import { isNodeId } from '../../../src/raft/types.js';
 
 export type ScriptLine = { kind: 'prose'; text: string } | { kind: 'command'; line: number; command: string; output: string[] };
 
@@ -54,15 +56,18 @@ export function parseCommand(s: string): Command {
   return { verb, args, opts };
 }
 
-/** `(1,2,3)` or `1` → [1, 2, 3] / [1]; `()` → []. */
-export function parseIds(s: string): number[] {
+/** `(1,2,3)` or `1` → [1n, 2n, 3n] / [1n]; `()` → []. */
+export function parseIds(s: string): NodeId[] {
   const inner = s.replace(/^\(/, '').replace(/\)$/, '').trim();
   if (inner === '') return [];
-  return inner.split(/[\s,]+/).map((x) => {
-    const n = Number(x);
-    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`bad node id '${x}' in '${s}'`);
-    return n;
-  });
+  return inner.split(/[\s,]+/).map((x) => parseId(x, `'${s}'`));
+}
+
+/** A node id written in decimal (any uint64 other than 0). */
+export function parseId(s: string | undefined, what: string): NodeId {
+  const id = s !== undefined && /^[1-9]\d{0,19}$/.test(s) ? BigInt(s) : 0n;
+  if (!isNodeId(id)) throw new Error(`${what}: bad node id '${String(s)}'`);
+  return id;
 }
 
 export function parseInt10(s: string | undefined, what: string): number {

@@ -8,7 +8,7 @@ const [peerUrl, electionTimeout] = process.argv.slice(2);
 if (!peerUrl || !electionTimeout) throw new Error('usage: peer-child <member-1-url> <election-timeout-ms>');
 const none = () => Promise.reject(new Error('not in this test'));
 const transport = await createPeerTransport({
-  memberId: 2,
+  memberId: 2n,
   clusterId: '7331',
   listenUrls: ['http://127.0.0.1:0'],
   electionTimeoutMs: Number(electionTimeout),
@@ -21,5 +21,5 @@ const transport = await createPeerTransport({
   },
   hooks: { reportUnreachable: () => {}, reportSnapshot: () => {}, kvSnapshot: () => (async function* () {})() },
 });
-transport.addPeer(1, [peerUrl]);
+transport.addPeer(1n, [peerUrl]);
 process.stdout.write(`${JSON.stringify({ url: transport.addresses[0] })}\n`);

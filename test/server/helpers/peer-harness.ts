@@ -116,10 +116,10 @@ export class Harness {
 
   /** Two members that know each other. */
   async pair(opts: NodeOptions = {}): Promise<[Node, Node]> {
-    const a = await this.node(1, opts);
-    const b = await this.node(2, opts);
-    a.transport.addPeer(2, [b.url]);
-    b.transport.addPeer(1, [a.url]);
+    const a = await this.node(1n, opts);
+    const b = await this.node(2n, opts);
+    a.transport.addPeer(2n, [b.url]);
+    b.transport.addPeer(1n, [a.url]);
     return [a, b];
   }
 

@@ -5,6 +5,7 @@ import { pack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { decodeRequest, encodeRequest } from '../../../src/server/member/requests.js';
 import type { InternalRequest } from '../../../src/server/member/requests.js';
+import { plain } from './helpers/plain.js';
 import type { Compare, DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from '../../../src/kv/types.js';
 
 const put: fc.Arbitrary<PutRequest> = fc.record(
@@ -112,17 +113,6 @@ describe('Raft log requests', () => {
   });
 });
 
-/** A request with undefined fields dropped and bytes as Buffers: what the apply path can tell apart. */
-function plain(v: unknown): unknown {
-  if (v instanceof Uint8Array) return Buffer.from(v);
-  if (Array.isArray(v)) return v.map(plain);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = plain(x);
-    return out;
-  }
-  return v;
-}
 
 const bytes = fc.uint8Array({ maxLength: 40 });
 const num = fc.oneof(fc.integer({ min: -5, max: 2 ** 53 }), fc.double());

@@ -11,18 +11,18 @@ describe('peer codec', () => {
   it('survives the wire with every message type and a snapshot', () => {
     const types = ['prop', 'readIndex', 'readIndexResp', 'transferLeader', 'app', 'appResp', 'vote', 'voteResp', 'preVote', 'preVoteResp', 'heartbeat', 'heartbeatResp', 'timeoutNow'] as const;
     for (const type of types) {
-      const m = msg({ type, from: 3, to: 1, term: 9, index: 8, logTerm: 7, commit: 6, rejectHint: 5 });
+      const m = msg({ type, from: 3n, to: 1n, term: 9, index: 8, logTerm: 7, commit: 6, rejectHint: 5 });
       expect(messageFromWire(roundTrip(messageToWire(m)))).toStrictEqual(m);
     }
-    const snap = msg({ type: 'snap', from: 1, to: 2, term: 2, snapshot: { data: new Uint8Array([1]), metadata: { index: 9, term: 2, confState: { voters: [1, 2], learners: [] } } } });
+    const snap = msg({ type: 'snap', from: 1n, to: 2n, term: 2, snapshot: { data: new Uint8Array([1]), metadata: { index: 9, term: 2, confState: { voters: [1n, 2n], learners: [] } } } });
     expect(messageFromWire(roundTrip(messageToWire(snap)))).toStrictEqual(snap);
   });
 
   it('refuses what the core could not take', () => {
-    const good = messageToWire(msg({ type: 'heartbeat', from: 1, to: 2, term: 1 }));
+    const good = messageToWire(msg({ type: 'heartbeat', from: 1n, to: 2n, term: 1 }));
     expect(() => messageFromWire({ ...good, type: 'MSG_UNSPECIFIED' })).toThrow(PeerCodecError);
     expect(() => messageFromWire(roundTrip({ ...good, term: 2 ** 60 }))).toThrow(/term .* not an unsigned safe integer/);
-    const snap = messageToWire(msg({ type: 'snap', from: 1, to: 2, term: 1, snapshot: { data: new Uint8Array(0), metadata: { index: 1, term: 1, confState: { voters: [1], learners: [] } } } }));
+    const snap = messageToWire(msg({ type: 'snap', from: 1n, to: 2n, term: 1, snapshot: { data: new Uint8Array(0), metadata: { index: 1, term: 1, confState: { voters: [1n], learners: [] } } } }));
     expect(() => messageFromWire({ ...snap, snapshot: { data: new Uint8Array(0), metadata: null } })).toThrow(/snapshot without metadata/);
   });
 });

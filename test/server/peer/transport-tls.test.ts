@@ -29,57 +29,57 @@ describe('peer transport: TLS', () => {
     const [a, b] = await h.pair({ listenUrls: https, tls: tlsOf(good) });
     expect(a.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     b.member.keepAlive = () => Promise.resolve({ ttl: 9 });
-    a.transport.send([heartbeat(1, 2, 1)]);
-    b.transport.send([heartbeat(2, 1, 1)]);
+    a.transport.send([heartbeat(1n, 2n, 1)]);
+    b.transport.send([heartbeat(2n, 1n, 1)]);
     await waitFor(() => a.member.received.length === 1 && b.member.received.length === 1, 'one message each way');
-    await expect(a.transport.leaseKeepAlive(2, '5')).resolves.toEqual({ ttl: 9 });
+    await expect(a.transport.leaseKeepAlive(2n, '5')).resolves.toEqual({ ttl: 9 });
     expect(a.member.unreachable).toEqual([]);
   });
 
   it('refuses a client whose certificate another CA signed', async () => {
-    const server = await h.node(2, { listenUrls: https, tls: tlsOf(good) });
+    const server = await h.node(2n, { listenUrls: https, tls: tlsOf(good) });
     // The rogue trusts the server's CA (so the server looks fine to it) but presents its own certificate.
-    const intruder = await h.node(1, { listenUrls: https, tls: { certFile: rogue.certFile, keyFile: rogue.keyFile, trustedCaFile: good.caFile } });
-    intruder.transport.addPeer(2, [server.url]);
-    intruder.transport.send([heartbeat(1, 2, 1)]);
-    await waitFor(() => (intruder.transport.stats().outbound.get(2)?.failures ?? 0) >= 2, 'two failed attempts');
-    expect(intruder.member.unreachable).toContain(2);
-    await expect(intruder.transport.leaseKeepAlive(2, '1')).rejects.toMatchObject({ code: 'PEER_UNREACHABLE' });
+    const intruder = await h.node(1n, { listenUrls: https, tls: { certFile: rogue.certFile, keyFile: rogue.keyFile, trustedCaFile: good.caFile } });
+    intruder.transport.addPeer(2n, [server.url]);
+    intruder.transport.send([heartbeat(1n, 2n, 1)]);
+    await waitFor(() => (intruder.transport.stats().outbound.get(2n)?.failures ?? 0) >= 2, 'two failed attempts');
+    expect(intruder.member.unreachable).toContain(2n);
+    await expect(intruder.transport.leaseKeepAlive(2n, '1')).rejects.toMatchObject({ code: 'PEER_UNREACHABLE' });
     expect(server.member.received).toEqual([]);
   });
 
   it('verifies the client certificate only with --peer-client-cert-auth', async () => {
-    const open = await h.node(2, { listenUrls: https, tls: tlsOf(good, false) });
-    const strict = await h.node(3, { listenUrls: https, tls: tlsOf(good, true) });
+    const open = await h.node(2n, { listenUrls: https, tls: tlsOf(good, false) });
+    const strict = await h.node(3n, { listenUrls: https, tls: tlsOf(good, true) });
     // Trusts the servers' CA; its own certificate is one they cannot verify.
-    const client = await h.node(1, { listenUrls: https, tls: { certFile: rogue.certFile, keyFile: rogue.keyFile, trustedCaFile: good.caFile } });
-    client.transport.addPeer(2, [open.url]);
-    client.transport.addPeer(3, [strict.url]);
-    client.transport.send([heartbeat(1, 2, 1), heartbeat(1, 3, 1)]);
+    const client = await h.node(1n, { listenUrls: https, tls: { certFile: rogue.certFile, keyFile: rogue.keyFile, trustedCaFile: good.caFile } });
+    client.transport.addPeer(2n, [open.url]);
+    client.transport.addPeer(3n, [strict.url]);
+    client.transport.send([heartbeat(1n, 2n, 1), heartbeat(1n, 3n, 1)]);
     await waitFor(() => open.member.received.length === 1, 'message at the server without client-cert auth');
-    await waitFor(() => (client.transport.stats().outbound.get(3)?.failures ?? 0) >= 1, 'refused by the strict server');
+    await waitFor(() => (client.transport.stats().outbound.get(3n)?.failures ?? 0) >= 1, 'refused by the strict server');
     expect(strict.member.received).toEqual([]);
   });
 
   it('fails a plain-text member dialling a TLS one, and the other way round', async () => {
-    const secure = await h.node(2, { listenUrls: https, tls: tlsOf(good) });
-    const plain = await h.node(1);
-    plain.transport.addPeer(2, [secure.url.replace('https:', 'http:')]);
-    secure.transport.addPeer(1, [plain.url.replace('http:', 'https:')]);
-    plain.transport.send([heartbeat(1, 2, 1)]);
-    secure.transport.send([heartbeat(2, 1, 1)]);
-    await waitFor(() => plain.member.unreachable.includes(2) && secure.member.unreachable.includes(1), 'both report the other unreachable');
+    const secure = await h.node(2n, { listenUrls: https, tls: tlsOf(good) });
+    const plain = await h.node(1n);
+    plain.transport.addPeer(2n, [secure.url.replace('https:', 'http:')]);
+    secure.transport.addPeer(1n, [plain.url.replace('http:', 'https:')]);
+    plain.transport.send([heartbeat(1n, 2n, 1)]);
+    secure.transport.send([heartbeat(2n, 1n, 1)]);
+    await waitFor(() => plain.member.unreachable.includes(2n) && secure.member.unreachable.includes(1n), 'both report the other unreachable');
     expect(plain.member.received).toEqual([]);
     expect(secure.member.received).toEqual([]);
   });
 
   it('rejects TLS settings that cannot work', async () => {
-    await expect(h.node(1, { listenUrls: https })).rejects.toMatchObject({ code: 'PEER_CONFIG', message: expect.stringContaining('--peer-cert-file') });
-    await expect(h.node(1, { listenUrls: https, tls: { certFile: good.certFile, keyFile: good.keyFile, clientCertAuth: true } })).rejects.toMatchObject({
+    await expect(h.node(1n, { listenUrls: https })).rejects.toMatchObject({ code: 'PEER_CONFIG', message: expect.stringContaining('--peer-cert-file') });
+    await expect(h.node(1n, { listenUrls: https, tls: { certFile: good.certFile, keyFile: good.keyFile, clientCertAuth: true } })).rejects.toMatchObject({
       code: 'PEER_CONFIG',
       message: expect.stringContaining('--peer-trusted-ca-file'),
     });
-    await expect(h.node(1, { listenUrls: https, tls: { certFile: join(dir, 'missing.crt'), keyFile: good.keyFile } })).rejects.toMatchObject({ code: 'PEER_CONFIG' });
-    await expect(h.node(1, { listenUrls: ['ftp://127.0.0.1:0'] })).rejects.toMatchObject({ code: 'PEER_CONFIG' });
+    await expect(h.node(1n, { listenUrls: https, tls: { certFile: join(dir, 'missing.crt'), keyFile: good.keyFile } })).rejects.toMatchObject({ code: 'PEER_CONFIG' });
+    await expect(h.node(1n, { listenUrls: ['ftp://127.0.0.1:0'] })).rejects.toMatchObject({ code: 'PEER_CONFIG' });
   });
 });

@@ -32,7 +32,7 @@ describe.each([
       const n = 5000;
       for (let i = 0; i < n; i++) {
         // Many Ready-sized sends spread over ticks, mixing types.
-        a.transport.send([i % 3 === 0 ? heartbeat(1, 2, i) : app(1, 2, i)]);
+        a.transport.send([i % 3 === 0 ? heartbeat(1n, 2n, i) : app(1n, 2n, i)]);
         if (i % 500 === 0) await new Promise((r) => setImmediate(r));
       }
       await waitFor(() => b.member.received.length >= n, `${n} messages at member 2`);
@@ -44,8 +44,8 @@ describe.each([
       const [a, b] = await h.pair();
       const m: Message = msg({
         type: 'appResp',
-        from: 1,
-        to: 2,
+        from: 1n,
+        to: 2n,
         term: 2 ** 40,
         logTerm: 7,
         index: 2 ** 52,
@@ -58,7 +58,7 @@ describe.each([
           { term: 3, index: 5, type: 'normal', data: new Uint8Array(0) },
         ],
       });
-      const bare = msg({ type: 'vote', from: 1, to: 2, term: 3, index: 4, logTerm: 2 });
+      const bare = msg({ type: 'vote', from: 1n, to: 2n, term: 3, index: 4, logTerm: 2 });
       a.transport.send([m, bare]);
       await waitFor(() => b.member.received.length === 2, 'two messages');
       const [got, gotBare] = b.member.received;
@@ -69,15 +69,30 @@ describe.each([
       expect(gotBare && 'context' in gotBare).toBe(false);
     });
 
+    it("carries etcd's 64-bit member ids whole: in the identity metadata and in to and from", async () => {
+      // Both past 2^63, and one value as Numbers.
+      const [ida, idb] = [0xfffffffffffffff1n, 0xfffffffffffffff2n];
+      const a = await h.node(ida);
+      const b = await h.node(idb);
+      a.transport.addPeer(idb, [b.url]);
+      b.transport.addPeer(ida, [a.url]);
+      a.transport.send([heartbeat(ida, idb, 7)]);
+      b.transport.send([heartbeat(idb, ida, 8)]);
+      await waitFor(() => b.member.received.length === 1 && a.member.received.length === 1, 'a heartbeat each way');
+      expect(b.member.received[0]).toStrictEqual(heartbeat(ida, idb, 7));
+      expect(a.member.received[0]).toStrictEqual(heartbeat(idb, ida, 8));
+      expect([...b.transport.stats().inbound.keys()]).toEqual([ida]);
+    });
+
     it('batches many sends into few gRPC writes', async () => {
       const [a, b] = await h.pair();
       // Let the stream come up so the count is about batching, not about buffering while dialling.
-      await waitFor(() => a.transport.isActive(2), 'stream 1->2 up');
+      await waitFor(() => a.transport.isActive(2n), 'stream 1->2 up');
       const n = 2000;
-      for (let i = 0; i < n; i++) a.transport.send([app(1, 2, i, 100)]);
+      for (let i = 0; i < n; i++) a.transport.send([app(1n, 2n, i, 100)]);
       await waitFor(() => b.member.received.length === n, `${n} messages`);
-      const out = a.transport.stats().outbound.get(2);
-      const inbound = b.transport.stats().inbound.get(1);
+      const out = a.transport.stats().outbound.get(2n);
+      const inbound = b.transport.stats().inbound.get(1n);
       expect(out?.messages).toBe(n);
       expect(inbound?.messages).toBe(n);
       // 2000 sends within one tick go out as one batch (≈ 250 KB, under the 1 MiB batch size).
@@ -87,12 +102,12 @@ describe.each([
 
     it('splits a batch at the batch size and still delivers in order', async () => {
       const [a, b] = await h.pair({ limits: { batchBytes: 64 * 1024 } });
-      await waitFor(() => a.transport.isActive(2), 'stream 1->2 up');
+      await waitFor(() => a.transport.isActive(2n), 'stream 1->2 up');
       const n = 400;
-      a.transport.send(Array.from({ length: n }, (_, i) => app(1, 2, i, 4096)));
+      a.transport.send(Array.from({ length: n }, (_, i) => app(1n, 2n, i, 4096)));
       await waitFor(() => b.member.received.length === n, `${n} messages`);
       expect(b.member.received.map((m) => m.index)).toEqual(Array.from({ length: n }, (_, i) => i));
-      const batches = a.transport.stats().outbound.get(2)?.batches ?? 0;
+      const batches = a.transport.stats().outbound.get(2n)?.batches ?? 0;
       // 400 × ~4.2 KB over 64 KiB batches: about 27 writes, never one per message.
       expect(batches).toBeGreaterThan(20);
       expect(batches).toBeLessThan(40);
@@ -106,27 +121,27 @@ describe.each([
         if (calls++ === 0) throw new Error('raft: peer not found');
         record(m);
       };
-      a.transport.send([heartbeat(1, 2, 0), heartbeat(1, 2, 1)]);
-      a.transport.send([heartbeat(1, 2, 2)]);
+      a.transport.send([heartbeat(1n, 2n, 0), heartbeat(1n, 2n, 1)]);
+      a.transport.send([heartbeat(1n, 2n, 2)]);
       await waitFor(() => b.member.received.length === 2, 'messages after the throw');
       expect(b.member.received.map((m) => m.commit)).toEqual([1, 2]);
-      expect(b.transport.stats().inbound.get(1)?.failures).toBe(1);
+      expect(b.transport.stats().inbound.get(1n)?.failures).toBe(1);
     });
 
     it('measures round-trip times and reports active peers', async () => {
       const [a, b] = await h.pair({ timings: { probeIntervalMs: 20 } });
-      await waitFor(() => a.transport.roundTripTimes().has(2) && a.transport.isActive(2), 'an RTT sample to 2');
-      const rtt = a.transport.roundTripTimes().get(2) ?? -1;
+      await waitFor(() => a.transport.roundTripTimes().has(2n) && a.transport.isActive(2n), 'an RTT sample to 2');
+      const rtt = a.transport.roundTripTimes().get(2n) ?? -1;
       expect(rtt).toBeGreaterThan(0);
       expect(rtt).toBeLessThan(1);
-      expect(a.transport.isActive(3)).toBe(false);
+      expect(a.transport.isActive(3n)).toBe(false);
       await b.transport.close();
-      await waitFor(() => !a.transport.isActive(2), 'peer 2 inactive after it closed');
+      await waitFor(() => !a.transport.isActive(2n), 'peer 2 inactive after it closed');
     });
 
     it('drops messages to unknown peers without reporting them', async () => {
       const [a] = await h.pair();
-      a.transport.send([heartbeat(1, 9, 0)]);
+      a.transport.send([heartbeat(1n, 9n, 0)]);
       await new Promise((r) => setImmediate(r));
       expect(a.member.unreachable).toEqual([]);
       expect(a.logs.count('unknown peer')).toBe(1);
@@ -135,51 +150,53 @@ describe.each([
 
   describe('peer transport: refusals', () => {
     it('refuses a member of another cluster, logging it once on each side', async () => {
-      const a = await h.node(1, { timings: { backoffMaxMs: 100 } });
-      const b = await h.node(2, { clusterId: '9999' });
-      a.transport.addPeer(2, [b.url]);
-      b.transport.addPeer(1, [a.url]);
-      a.transport.send([heartbeat(1, 2, 0)]);
+      const a = await h.node(1n, { timings: { backoffMaxMs: 100 } });
+      const b = await h.node(2n, { clusterId: '9999' });
+      a.transport.addPeer(2n, [b.url]);
+      b.transport.addPeer(1n, [a.url]);
+      a.transport.send([heartbeat(1n, 2n, 0)]);
       // Each side keeps dialling at the longest backoff; wait for a few refusals.
-      await waitFor(() => (a.transport.stats().outbound.get(2)?.failures ?? 0) >= 3, 'three refused attempts from 1');
+      await waitFor(() => (a.transport.stats().outbound.get(2n)?.failures ?? 0) >= 3, 'three refused attempts from 1');
       expect(b.member.received).toEqual([]);
       expect(a.member.unreachable.length).toBeGreaterThanOrEqual(3);
       expect(a.logs.count('peer refused our stream: cluster ID mismatch')).toBe(1);
       expect(b.logs.count('refused a peer call')).toBe(1);
       const refused = b.logs.lines.find((l) => l.msg === 'refused a peer call');
       expect(refused?.refusal).toBe('PEER_CLUSTER_ID_MISMATCH');
-      await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toMatchObject({ code: 'PEER_CLUSTER_ID_MISMATCH' });
+      await expect(a.transport.leaseKeepAlive(2n, '1')).rejects.toMatchObject({ code: 'PEER_CLUSTER_ID_MISMATCH' });
     });
 
-    it('refuses a call meant for another member', async () => {
-      const a = await h.node(1);
-      const b = await h.node(2);
-      // Member 1 believes member 3 lives at member 2's URL.
-      a.transport.addPeer(3, [b.url]);
-      await expect(a.transport.leaseKeepAlive(3, '1')).rejects.toMatchObject({ code: 'PEER_WRONG_RECIPIENT' });
+    it('refuses a call meant for another member, naming both in hex as etcd does', async () => {
+      const a = await h.node(1n);
+      const b = await h.node(0x8027cae8a0e355ean);
+      // Member 1 believes member cfa6ba5483271eb1 lives at member 8027cae8a0e355ea's URL.
+      a.transport.addPeer(0xcfa6ba5483271eb1n, [b.url]);
+      const call = a.transport.leaseKeepAlive(0xcfa6ba5483271eb1n, '1');
+      await expect(call).rejects.toMatchObject({ code: 'PEER_WRONG_RECIPIENT' });
+      await expect(call).rejects.toThrow(/^peer cfa6ba5483271eb1 refused the call: .*this member is 8027cae8a0e355ea, the call is for cfa6ba5483271eb1/);
     });
 
     it('stops sending to a removed peer for good and refuses what it sends', async () => {
       const [a, b] = await h.pair();
-      a.transport.send([heartbeat(1, 2, 0)]);
-      b.transport.send([heartbeat(2, 1, 0)]);
+      a.transport.send([heartbeat(1n, 2n, 0)]);
+      b.transport.send([heartbeat(2n, 1n, 0)]);
       await waitFor(() => b.member.received.length === 1 && a.member.received.length === 1, 'first exchange');
 
-      a.transport.removePeer(2);
-      a.transport.send([heartbeat(1, 2, 1)]);
-      expect(a.transport.isActive(2)).toBe(false);
-      await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toBeInstanceOf(PeerError);
+      a.transport.removePeer(2n);
+      a.transport.send([heartbeat(1n, 2n, 1)]);
+      expect(a.transport.isActive(2n)).toBe(false);
+      await expect(a.transport.leaseKeepAlive(2n, '1')).rejects.toBeInstanceOf(PeerError);
       // Member 2 still talks to 1: its stream is ended and every new one refused.
-      b.transport.send([heartbeat(2, 1, 1)]);
+      b.transport.send([heartbeat(2n, 1n, 1)]);
       await waitFor(() => b.logs.count('peer refused our stream: the member has been permanently removed') === 1, 'member 2 told it was removed');
-      for (let i = 2; i < 5; i++) b.transport.send([heartbeat(2, 1, i)]);
-      await waitFor(() => (b.transport.stats().outbound.get(1)?.failures ?? 0) >= 2, 'another refused attempt');
+      for (let i = 2; i < 5; i++) b.transport.send([heartbeat(2n, 1n, i)]);
+      await waitFor(() => (b.transport.stats().outbound.get(1n)?.failures ?? 0) >= 2, 'another refused attempt');
       expect(a.member.received.map((m) => m.commit)).toEqual([0]);
       expect(b.member.received.map((m) => m.commit)).toEqual([0]);
       expect(a.logs.count('refused a peer call')).toBe(1);
       // Adding it back is refused too: member ids are never reused.
-      a.transport.addPeer(2, [b.url]);
-      expect(a.transport.stats().outbound.has(2)).toBe(false);
+      a.transport.addPeer(2n, [b.url]);
+      expect(a.transport.stats().outbound.has(2n)).toBe(false);
     });
   });
 
@@ -198,7 +215,7 @@ describe.each([
         message: `Received message larger than max (${MAX_GRPC_MESSAGE_BYTES + 1} vs ${MAX_GRPC_MESSAGE_BYTES})`,
       });
       expect(await rawSend(b.url, frame(0, Buffer.from([0xff, 0xff, 0xff])))).toEqual({ status: String(status.INTERNAL), message: 'Error deserializing request' });
-      const batch = Buffer.from(peerService().send.requestSerialize({ messages: [heartbeat(1, 2, 5)] }));
+      const batch = Buffer.from(peerService().send.requestSerialize({ messages: [heartbeat(1n, 2n, 5)] }));
       // grpc-js says 'OK'; the fast path, like grpc-go, sends no grpc-message with an OK status.
       expect(await rawSend(b.url, frame(1, batch))).toEqual({ status: String(status.OK), message: fastSend ? '' : 'OK' });
       expect(b.member.received.map((m) => m.commit)).toEqual([5]);
@@ -243,39 +260,42 @@ describe('peer transport: forwarded lease calls', () => {
     const [a, b] = await h.pair();
     b.member.keepAlive = (id) => Promise.resolve({ ttl: id === '7205759403792793601' ? 42 : 0 });
     b.member.timeToLive = (id, keys) =>
-      Promise.resolve({ ttl: 5, grantedTtl: 60, keys: keys ? [new TextEncoder().encode(`k-${id}`)] : [] });
-    await expect(a.transport.leaseKeepAlive(2, '7205759403792793601')).resolves.toEqual({ ttl: 42 });
-    const ttl = await a.transport.leaseTimeToLive(2, '12', true);
+      // etcd answers a lease that does not exist with TTL -1 (int64 on the wire).
+      Promise.resolve(id === '13' ? { ttl: -1, grantedTtl: 0, keys: [] } : { ttl: 5, grantedTtl: 60, keys: keys ? [new TextEncoder().encode(`k-${id}`)] : [] });
+    await expect(a.transport.leaseKeepAlive(2n, '7205759403792793601')).resolves.toEqual({ ttl: 42 });
+    const ttl = await a.transport.leaseTimeToLive(2n, '12', true);
     expect({ ...ttl, keys: ttl.keys.map((k) => new TextDecoder().decode(k)) }).toEqual({ ttl: 5, grantedTtl: 60, keys: ['k-12'] });
-    await expect(a.transport.leaseTimeToLive(2, '12', false)).resolves.toMatchObject({ keys: [] });
+    await expect(a.transport.leaseTimeToLive(2n, '12', false)).resolves.toMatchObject({ keys: [] });
+    await expect(a.transport.leaseTimeToLive(2n, '13', false)).resolves.toEqual({ ttl: -1, grantedTtl: 0, keys: [] });
   });
 
   it("passes the leader's etcd error through unchanged", async () => {
     const [a, b] = await h.pair();
     b.member.keepAlive = () => Promise.reject(new EtcdError('LEASE_NOT_FOUND'));
     b.member.timeToLive = () => Promise.reject(new Error('disk on fire'));
-    const err = await a.transport.leaseKeepAlive(2, '1').catch((e: unknown) => e);
+    const err = await a.transport.leaseKeepAlive(2n, '1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EtcdError);
     expect(err).toMatchObject({ code: 'LEASE_NOT_FOUND', message: 'etcdserver: requested lease not found', grpcCode: 5 });
-    await expect(a.transport.leaseTimeToLive(2, '1', false)).rejects.toMatchObject({ message: expect.stringContaining('disk on fire') });
+    await expect(a.transport.leaseTimeToLive(2n, '1', false)).rejects.toMatchObject({ message: expect.stringContaining('disk on fire') });
   });
 
   it('rejects a call to an unknown or unreachable peer', async () => {
-    const a = await h.node(1, { timings: { leaseCallTimeoutMs: 500 } });
-    await expect(a.transport.leaseKeepAlive(7, '1')).rejects.toMatchObject({ code: 'PEER_UNKNOWN' });
-    const gone = await h.node(2);
+    const a = await h.node(1n, { timings: { leaseCallTimeoutMs: 500 } });
+    await expect(a.transport.leaseKeepAlive(7n, '1')).rejects.toMatchObject({ code: 'PEER_UNKNOWN' });
+    const gone = await h.node(2n);
     const url = gone.url;
     await gone.transport.close();
-    a.transport.addPeer(2, [url]);
-    await expect(a.transport.leaseKeepAlive(2, '1')).rejects.toMatchObject({ code: 'PEER_UNREACHABLE' });
+    a.transport.addPeer(2n, [url]);
+    await expect(a.transport.leaseKeepAlive(2n, '1')).rejects.toMatchObject({ code: 'PEER_UNREACHABLE' });
   });
 });
 
 describe('peer transport: forwarded promotion', () => {
   it("forwards the learner's id to the peer and returns its member list", async () => {
     const [a, b] = await h.pair();
-    const asked: number[] = [];
-    const learner = 2 ** 52 - 3;
+    const asked: bigint[] = [];
+    // Above 2^63: a Number anywhere on the way would round it.
+    const learner = 2n ** 64n - 3n;
     b.member.promote = (id) => {
       asked.push(id);
       return Promise.resolve({
@@ -285,7 +305,7 @@ describe('peer transport: forwarded promotion', () => {
         ],
       });
     };
-    const r = await a.transport.memberPromote(2, learner);
+    const r = await a.transport.memberPromote(2n, learner);
     expect(asked).toEqual([learner]);
     expect(r.members).toEqual([
       { id: '2', name: 'b', peerURLs: [b.url], clientURLs: ['http://127.0.0.1:2379'], isLearner: false },
@@ -296,7 +316,7 @@ describe('peer transport: forwarded promotion', () => {
   it("passes the leader's refusal through with its etcd code, status and message", async () => {
     const [a, b] = await h.pair();
     b.member.promote = () => Promise.reject(new EtcdError('LEARNER_NOT_READY'));
-    const err = await a.transport.memberPromote(2, 5).catch((e: unknown) => e);
+    const err = await a.transport.memberPromote(2n, 5n).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EtcdError);
     expect(err).toMatchObject({
       code: 'LEARNER_NOT_READY',
@@ -304,28 +324,28 @@ describe('peer transport: forwarded promotion', () => {
       grpcCode: 9,
     });
     b.member.promote = () => Promise.reject(new EtcdError('NOT_LEADER'));
-    await expect(a.transport.memberPromote(2, 5)).rejects.toMatchObject({ code: 'NOT_LEADER', message: 'etcdserver: not leader' });
+    await expect(a.transport.memberPromote(2n, 5n)).rejects.toMatchObject({ code: 'NOT_LEADER', message: 'etcdserver: not leader' });
   });
 
   it('answers UNIMPLEMENTED from a member without the handler, and rejects an unknown peer', async () => {
     const member = new FakeMember();
     Object.assign(member, { memberPromote: undefined });
-    const a = await h.node(1);
-    const b = await h.node(2, {}, member);
-    a.transport.addPeer(2, [b.url]);
-    await expect(a.transport.memberPromote(2, 5)).rejects.toMatchObject({ grpcCode: 12, message: expect.stringContaining('forwarded promotions') });
-    await expect(a.transport.memberPromote(7, 5)).rejects.toMatchObject({ code: 'PEER_UNKNOWN' });
+    const a = await h.node(1n);
+    const b = await h.node(2n, {}, member);
+    a.transport.addPeer(2n, [b.url]);
+    await expect(a.transport.memberPromote(2n, 5n)).rejects.toMatchObject({ grpcCode: 12, message: expect.stringContaining('forwarded promotions') });
+    await expect(a.transport.memberPromote(7n, 5n)).rejects.toMatchObject({ code: 'PEER_UNKNOWN' });
   });
 });
 
 describe('peer transport: snapshots', () => {
-  const snap = (from: number, to: number): Message =>
+  const snap = (from: bigint, to: bigint): Message =>
     msg({
       type: 'snap',
       from,
       to,
       term: 4,
-      snapshot: { data: new Uint8Array([7, 7]), metadata: { index: 1000, term: 3, confState: { voters: [1, 2, 3], learners: [4] } } },
+      snapshot: { data: new Uint8Array([7, 7]), metadata: { index: 1000, term: 3, confState: { voters: [1n, 2n, 3n], learners: [4n] } } },
     });
 
   it('streams a 50 MiB key-value state without holding it in memory, then reports success', async () => {
@@ -356,17 +376,17 @@ describe('peer transport: snapshots', () => {
         if (consumed % (4 * 1024 * 1024) === 0) await new Promise((r) => setTimeout(r, 2));
       }
     };
-    a.transport.send([snap(1, 2)]);
+    a.transport.send([snap(1n, 2n)]);
     await waitFor(() => a.member.snapshotReports.length === 1, 'snapshot report', 60_000);
-    expect(a.member.snapshotReports).toEqual([{ id: 2, ok: true }]);
+    expect(a.member.snapshotReports).toEqual([{ id: 2n, ok: true }]);
     expect(consumed).toBe(total);
     expect(inOrder).toBe(true);
-    expect(header?.snapshot?.metadata).toEqual({ index: 1000, term: 3, confState: { voters: [1, 2, 3], learners: [4] } });
+    expect(header?.snapshot?.metadata).toEqual({ index: 1000, term: 3, confState: { voters: [1n, 2n, 3n], learners: [4n] } });
     expect([...(header?.snapshot?.data ?? [])]).toEqual([7, 7]);
     // The sender read ahead of the receiver by at most a few MiB of flow-control windows and buffers.
     expect(maxAhead).toBeLessThan(16 * 1024 * 1024);
     expect(a.member.unreachable).toEqual([]);
-    expect(b.transport.stats().inbound.get(1)?.snapshots).toBe(1);
+    expect(b.transport.stats().inbound.get(1n)?.snapshots).toBe(1);
   });
 
   it('reports failure when the receiver throws, and the next snapshot still goes', async () => {
@@ -380,14 +400,14 @@ describe('peer transport: snapshots', () => {
       for await (const _ of kv) if (++n === 10 && attempt === 0) throw new Error('no space left on device');
       attempt++;
     };
-    a.transport.send([snap(1, 2)]);
+    a.transport.send([snap(1n, 2n)]);
     await waitFor(() => a.member.snapshotReports.length === 1, 'first snapshot report');
-    expect(a.member.snapshotReports[0]).toEqual({ id: 2, ok: false });
-    expect(a.member.unreachable).toContain(2);
+    expect(a.member.snapshotReports[0]).toEqual({ id: 2n, ok: false });
+    expect(a.member.unreachable).toContain(2n);
     attempt = 1;
-    a.transport.send([snap(1, 2)]);
+    a.transport.send([snap(1n, 2n)]);
     await waitFor(() => a.member.snapshotReports.length === 2, 'second snapshot report');
-    expect(a.member.snapshotReports[1]).toEqual({ id: 2, ok: true });
+    expect(a.member.snapshotReports[1]).toEqual({ id: 2n, ok: true });
   });
 
   it('reports failure when the key-value source fails or yields a chunk over the limit', async () => {
@@ -396,18 +416,18 @@ describe('peer transport: snapshots', () => {
       yield new Uint8Array(10);
       throw new Error('backend closed');
     };
-    a.transport.send([snap(1, 2)]);
+    a.transport.send([snap(1n, 2n)]);
     await waitFor(() => a.member.snapshotReports.length === 1, 'report after a failing source');
     a.member.kvSource = async function* () {
       yield new Uint8Array(5 * 1024 * 1024);
     };
-    a.transport.send([snap(1, 2)]);
+    a.transport.send([snap(1n, 2n)]);
     await waitFor(() => a.member.snapshotReports.length === 2, 'report after an oversized chunk');
     expect(a.member.snapshotReports).toEqual([
-      { id: 2, ok: false },
-      { id: 2, ok: false },
+      { id: 2n, ok: false },
+      { id: 2n, ok: false },
     ]);
-    expect(b.transport.stats().inbound.get(1)?.snapshots ?? 0).toBe(0);
+    expect(b.transport.stats().inbound.get(1n)?.snapshots ?? 0).toBe(0);
   });
 
   it('fails a snapshot whose receiver never answers, once the stall timeout passes', async () => {
@@ -416,8 +436,8 @@ describe('peer transport: snapshots', () => {
       yield new Uint8Array(10);
     };
     b.member.snapshotReceiver = () => new Promise(() => {});
-    a.transport.send([snap(1, 2)]);
+    a.transport.send([snap(1n, 2n)]);
     await waitFor(() => a.member.snapshotReports.length === 1, 'report after the stall');
-    expect(a.member.snapshotReports).toEqual([{ id: 2, ok: false }]);
+    expect(a.member.snapshotReports).toEqual([{ id: 2n, ok: false }]);
   });
 });

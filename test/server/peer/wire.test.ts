@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Entry, Message, MessageType } from '../../../src/raft/types.js';
+import { MAX_NODE_ID } from '../../../src/raft/types.js';
 import { messageFromWire, messageToWire, PeerCodecError } from '../../../src/server/peer/codec.js';
 import { peerService } from '../../../src/server/peer/proto.js';
 import { decodeMessageBatch, encodeMessageBatch } from '../../../src/server/peer/wire.js';
@@ -11,13 +12,15 @@ import { decodeMessageBatch, encodeMessageBatch } from '../../../src/server/peer
 const TYPES: MessageType[] = ['hup', 'beat', 'checkQuorum', 'unreachable', 'snapStatus', 'prop', 'readIndex', 'readIndexResp', 'transferLeader', 'app', 'appResp', 'vote', 'voteResp', 'preVote', 'preVoteResp', 'snap', 'heartbeat', 'heartbeatResp', 'timeoutNow'];
 
 const uint = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 300 }), fc.maxSafeNat());
+// Member ids: etcd's are uint64 hashes, most of them past 2^53 (where a Number rounds) and many past 2^63.
+const id = fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 300n }), fc.bigInt({ min: 0n, max: MAX_NODE_ID }), fc.constant(MAX_NODE_ID), fc.constant(2n ** 53n + 1n));
 const bytes = fc.uint8Array({ maxLength: 40 });
 const entry: fc.Arbitrary<Entry> = fc.record({ term: uint, index: uint, type: fc.constantFrom('normal' as const, 'confChange' as const), data: bytes });
 const message: fc.Arbitrary<Message> = fc
   .record({
     type: fc.constantFrom(...TYPES),
-    to: uint,
-    from: uint,
+    to: id,
+    from: id,
     term: uint,
     logTerm: uint,
     index: uint,
@@ -28,7 +31,7 @@ const message: fc.Arbitrary<Message> = fc
     snapshot: fc.option(
       fc.record({
         data: bytes,
-        metadata: fc.record({ index: uint, term: uint, confState: fc.record({ voters: fc.array(uint, { maxLength: 4 }), learners: fc.array(uint, { maxLength: 3 }) }) }),
+        metadata: fc.record({ index: uint, term: uint, confState: fc.record({ voters: fc.array(id, { maxLength: 4 }), learners: fc.array(id, { maxLength: 3 }) }) }),
       }),
       { nil: undefined },
     ),
@@ -68,7 +71,7 @@ describe('the Send stream codec', () => {
   });
 
   it('refuses a message the core could not take, alone, and a batch that is not protobuf, whole', () => {
-    const good: Message = { type: 'heartbeat', to: 2, from: 1, term: 3, logTerm: 0, index: 0, entries: [], commit: 1, reject: false, rejectHint: 0 };
+    const good: Message = { type: 'heartbeat', to: 2n, from: 1n, term: 3, logTerm: 0, index: 0, entries: [], commit: 1, reject: false, rejectHint: 0 };
     const wire = messageToWire(good);
     const bytes = pb().requestSerialize({ messages: [wire, { ...wire, type: 'MSG_UNSPECIFIED' }, { ...wire, term: 2 ** 60 }, wire] });
     const out = decodeMessageBatch(bytes);
@@ -76,6 +79,12 @@ describe('the Send stream codec', () => {
     expect(out[1]).toBeInstanceOf(PeerCodecError);
     expect((out[2] as Error).message).toMatch(/term .* not an unsigned safe integer/);
     expect(out[3]).toStrictEqual(good);
+    // A `to` of 2^64 (ten varint bytes, the last more than 1) is not a uint64: that message alone is refused.
+    const tooBig = Buffer.from([0x0a, 0x0d, 0x08, 0x11, 0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02]);
+    const withGood = Buffer.concat([tooBig, encodeMessageBatch([good])]);
+    const [bad, fine] = decodeMessageBatch(withGood);
+    expect((bad as Error).message).toMatch(/larger than a uint64/);
+    expect(fine).toStrictEqual(good);
     expect(() => decodeMessageBatch(Buffer.from([0x0a, 0x05, 0x08]))).toThrow(PeerCodecError);
     expect(() => decodeMessageBatch(Buffer.from([0x0a, 0x02, 0x08, 0xff]))).toThrow(PeerCodecError);
   });

@@ -2,7 +2,7 @@
 // MemoryStorage (the reference) and DurableRaftStorage. Every case also restarts the storage at the end —
 // a no-op for memory, close-and-reopen for the durable one — and asserts the same view comes back.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfState, Entry, EntryType, HardState, Snapshot } from '../../../src/raft/types.js';
+import type { ConfState, Entry, EntryType, HardState, NodeId, Snapshot } from '../../../src/raft/types.js';
 import type { Storage } from '../../../src/raft/storage.js';
 import { RaftError } from '../../../src/raft/errors.js';
 import { entrySize } from '../../../src/raft/types.js';
@@ -37,7 +37,7 @@ export function run(from: number, to: number, term: number): Entry[] {
   return Array.from({ length: to - from + 1 }, (_, k) => entry(from + k, term));
 }
 
-export function snapshotAt(index: number, term: number, voters: number[] = [1, 2, 3], data = `state@${index}`): Snapshot {
+export function snapshotAt(index: number, term: number, voters: NodeId[] = [1n, 2n, 3n], data = `state@${index}`): Snapshot {
   return { metadata: { index, term, confState: { voters, learners: [] } }, data: enc.encode(data) };
 }
 
@@ -94,7 +94,7 @@ export function storageConformance(h: StorageHarness): void {
       expect(s.storage.term(0)).toBe(0);
       expect(await codeOf(() => s.storage.term(1))).toBe('RAFT_UNAVAILABLE');
       expect(await codeOf(() => s.storage.entries(1, 1, Infinity))).toBe('RAFT_UNAVAILABLE');
-      expect(s.storage.initialState()).toEqual({ hardState: { term: 0, vote: 0, commit: 0 }, confState: { voters: [], learners: [] } });
+      expect(s.storage.initialState()).toEqual({ hardState: { term: 0, vote: 0n, commit: 0 }, confState: { voters: [], learners: [] } });
     });
 
     withSubject('keeps entries with their term, type and data, byte for byte', async (s) => {
@@ -131,14 +131,14 @@ export function storageConformance(h: StorageHarness): void {
 
     withSubject('keeps the hard state it was given last', async (s) => {
       await s.append(run(1, 7, 2));
-      await s.setHardState({ term: 2, vote: 1, commit: 3 });
-      await s.setHardState({ term: 3, vote: 2, commit: 7 });
-      expect(s.storage.initialState().hardState).toEqual({ term: 3, vote: 2, commit: 7 });
+      await s.setHardState({ term: 2, vote: 1n, commit: 3 });
+      await s.setHardState({ term: 3, vote: 2n, commit: 7 });
+      expect(s.storage.initialState().hardState).toEqual({ term: 3, vote: 2n, commit: 7 });
     });
 
     withSubject('creates a snapshot at an index in the log without touching the log', async (s) => {
       await s.append([...run(1, 3, 1), ...run(4, 6, 2)]);
-      const cs = { voters: [1, 2, 3], learners: [4] };
+      const cs = { voters: [1n, 2n, 3n], learners: [4n] };
       const snap = await s.createSnapshot(5, cs, enc.encode('app state at 5'));
       expect(snap.metadata).toEqual({ index: 5, term: 2, confState: cs });
       expect(s.storage.snapshot()).toEqual(snap);
@@ -153,7 +153,7 @@ export function storageConformance(h: StorageHarness): void {
 
     withSubject('compaction drops entries up to an index and keeps its term as the log anchor', async (s) => {
       await s.append([...run(1, 4, 1), ...run(5, 8, 2)]);
-      await s.createSnapshot(6, { voters: [1], learners: [] }, enc.encode('s6'));
+      await s.createSnapshot(6, { voters: [1n], learners: [] }, enc.encode('s6'));
       await s.compact(5);
       expect(s.storage.firstIndex()).toBe(6);
       expect(s.storage.term(5)).toBe(2);
@@ -173,12 +173,12 @@ export function storageConformance(h: StorageHarness): void {
 
     withSubject('applying a snapshot replaces the whole log; an older one is refused', async (s) => {
       await s.append(run(1, 5, 1));
-      await s.setConfState({ voters: [1, 2], learners: [] });
-      await s.applySnapshot(snapshotAt(10, 4, [1, 2, 3]));
+      await s.setConfState({ voters: [1n, 2n], learners: [] });
+      await s.applySnapshot(snapshotAt(10, 4, [1n, 2n, 3n]));
       expect([s.storage.firstIndex(), s.storage.lastIndex(), s.storage.term(10)]).toEqual([11, 10, 4]);
       expect(await codeOf(() => s.storage.term(5))).toBe('RAFT_COMPACTED');
       // The configuration comes from the snapshot now, not the earlier applied-index one.
-      expect(s.storage.initialState().confState).toEqual({ voters: [1, 2, 3], learners: [] });
+      expect(s.storage.initialState().confState).toEqual({ voters: [1n, 2n, 3n], learners: [] });
       expect(await codeOf(s.applySnapshot(snapshotAt(10, 4)))).toBe('RAFT_SNAPSHOT_OUT_OF_DATE');
       expect(await codeOf(s.applySnapshot(snapshotAt(7, 4)))).toBe('RAFT_SNAPSHOT_OUT_OF_DATE');
       await s.append(run(11, 12, 5));
@@ -187,13 +187,13 @@ export function storageConformance(h: StorageHarness): void {
     });
 
     withSubject('the configuration at the applied index overrides the snapshot one until the next snapshot', async (s) => {
-      await s.applySnapshot(snapshotAt(1, 1, [1, 2, 3]));
+      await s.applySnapshot(snapshotAt(1, 1, [1n, 2n, 3n]));
       await s.append(run(2, 6, 2));
-      const grown = { voters: [1, 2, 3], learners: [4] };
+      const grown = { voters: [1n, 2n, 3n], learners: [4n] };
       await s.setConfState(grown);
       expect(s.storage.initialState().confState).toEqual(grown);
-      expect(s.storage.snapshot().metadata.confState).toEqual({ voters: [1, 2, 3], learners: [] });
-      const promoted = { voters: [1, 2, 3, 4], learners: [] };
+      expect(s.storage.snapshot().metadata.confState).toEqual({ voters: [1n, 2n, 3n], learners: [] });
+      const promoted = { voters: [1n, 2n, 3n, 4n], learners: [] };
       await s.createSnapshot(5, promoted, new Uint8Array());
       await s.setConfState(promoted);
       expect(s.storage.initialState().confState).toEqual(promoted);
@@ -214,8 +214,8 @@ export function storageConformance(h: StorageHarness): void {
         if (i % 700 === 1) term++;
         await s.append(Array.from({ length: 100 }, (_, k) => entry(i + k, term, 'x'.repeat((i + k) % 257))));
       }
-      await s.setHardState({ term, vote: 2, commit: 2900 });
-      await s.createSnapshot(2500, { voters: [1, 2, 3], learners: [] }, new Uint8Array(5000).fill(7));
+      await s.setHardState({ term, vote: 2n, commit: 2900 });
+      await s.createSnapshot(2500, { voters: [1n, 2n, 3n], learners: [] }, new Uint8Array(5000).fill(7));
       await s.compact(2000);
       expect([s.storage.firstIndex(), s.storage.lastIndex()]).toEqual([2001, 3000]);
       expect(s.storage.entries(2001, 3001, Infinity).every((e) => e.data.length === e.index % 257)).toBe(true);
