@@ -318,6 +318,11 @@ export class Raft {
     return this.state === 'follower' && this.electionElapsed >= this.electionTimeout;
   }
 
+  /** True while this member is campaigning (pre-vote or vote) and has not won. */
+  campaigning(): boolean {
+    return this.state === 'preCandidate' || this.state === 'candidate';
+  }
+
   pastElectionTimeout(): boolean {
     return this.electionElapsed >= this.randomizedElectionTimeout;
   }

@@ -409,6 +409,32 @@ describe('a follower told its connection to the leader was lost', () => {
     expect(c.raw(2n).status().softState.lead).toBe(1n);
   });
 
+  it('two survivors that noticed at different times can both stall as pre-candidates; campaigning again ends it', () => {
+    const c = Cluster.bootstrap([1n, 2n, 3n], opts);
+    c.elect(1n);
+    // 2 has an entry that 3 lacks: 3's pre-vote will be refused by 2 (2's log is longer).
+    c.cut(1n, 3n);
+    c.raw(1n).propose(new TextEncoder().encode('only-2-has-it'));
+    c.stabilize();
+    c.isolate(1n);
+    // 2 notices first and campaigns while 3 still holds its leader's lease: 3 ignores the pre-vote.
+    expect(c.raw(2n).leaderConnectionLost(1n)).toBe(true);
+    c.raw(2n).campaign();
+    c.stabilize();
+    // Then 3 notices and campaigns: 2, its log longer, refuses. Both are stuck until an election timeout.
+    expect(c.raw(3n).leaderConnectionLost(1n)).toBe(true);
+    c.raw(3n).campaign();
+    c.stabilize();
+    expect(c.raw(2n).raft.campaigning()).toBe(true);
+    expect(c.raw(3n).raft.campaigning()).toBe(true);
+    expect(c.leaders()).toEqual([1n]);
+    // The member campaigns again a round later (Member.onConnectionLost): 3's lease is over, so 2 wins.
+    c.raw(2n).campaign();
+    c.stabilize();
+    expect(c.leaders().filter((id) => id !== 1n)).toEqual([2n]);
+    expect(c.raw(3n).status().softState.lead).toBe(2n);
+  });
+
   it('is ignored unless the lost peer is our leader and we are a follower', () => {
     const c = Cluster.bootstrap([1n, 2n, 3n], opts);
     c.elect(1n);

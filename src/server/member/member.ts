@@ -1152,11 +1152,26 @@ export class Member implements StoreApi {
     if (this.stopped || !this.node.leaderConnectionLost(id)) return;
     const pause = this.campaignPause(id);
     this.log.warn({ leader: id.toString(16), pauseMs: Math.round(pause) }, 'connection to the leader lost; campaigning unless it comes back');
-    setTimeout(() => {
-      if (this.stopped || !this.node.raft.leaseEnded()) return;
+    // A pre-vote sent before the other survivor noticed the loss is ignored (its lease still held), and
+    // that survivor's own pre-vote is refused if our log is longer: both then sit as pre-candidates until
+    // the election timeout, which may be long. So a campaign that has not won is tried again, a full
+    // round of turns later, until a leader appears or an election timeout has passed.
+    const retryMs = this.campaignRetryMs();
+    const deadline = performance.now() + this.cfg.electionMs;
+    const attempt = (first: boolean): void => {
+      if (this.stopped) return;
+      const raft = this.node.raft;
+      if (first ? !raft.leaseEnded() : !raft.campaigning()) return;
       this.node.campaign();
       this.kick();
-    }, pause).unref();
+      if (performance.now() + retryMs < deadline) setTimeout(() => attempt(false), retryMs + Math.random() * this.cfg.heartbeatMs).unref();
+    };
+    setTimeout(() => attempt(true), pause).unref();
+  }
+
+  /** One round of campaignPause's turns: every surviving voter has had its turn. */
+  private campaignRetryMs(): number {
+    return (this.membership.voters().length * 2 + 1) * this.cfg.heartbeatMs;
   }
 
   /**
