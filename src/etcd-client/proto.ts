@@ -1,11 +1,8 @@
 // The client's view of the etcd v3 wire contract: proto/etcd loaded into grpc-js service constructors, and
 // the decoded shapes of the messages this client reads. Decoding keeps proto3 defaults, 64-bit integers as
 // decimal strings (lease ids do not fit a double), enums as names and oneofs named by a virtual field.
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { etcdPackageDefinition } from '../etcd-proto/package-definition.js';
 
 export type ServiceName = 'KV' | 'Watch' | 'Lease' | 'Maintenance';
 
@@ -98,24 +95,9 @@ type Constructors = Record<ServiceName, grpc.ServiceClientConstructor>;
 let constructors: Constructors | undefined;
 
 /** proto/etcd of this checkout, the first one found going up from this module (src/ or dist/src/). */
-function protoDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (let dir = here; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'proto', 'etcd', 'rpc.proto'))) return join(dir, 'proto', 'etcd');
-    if (dirname(dir) === dir) throw new Error(`no proto/etcd/rpc.proto in any folder above ${here}`);
-  }
-}
-
 export function serviceConstructors(): Constructors {
   if (constructors) return constructors;
-  const def = protoLoader.loadSync('rpc.proto', {
-    includeDirs: [protoDir()],
-    keepCase: false,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
+  const def = etcdPackageDefinition();
   const pkg = grpc.loadPackageDefinition(def)['etcdserverpb'] as unknown as Constructors;
   constructors = { KV: pkg.KV, Watch: pkg.Watch, Lease: pkg.Lease, Maintenance: pkg.Maintenance };
   return constructors;

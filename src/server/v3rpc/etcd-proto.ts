@@ -3,11 +3,8 @@
 // as their names and oneofs named by a virtual field — the shapes src/server/v3rpc/etcd-wire.ts describes.
 // Each decoded request remembers its serialized size, which the edge checks against MaxRequestBytes. KV
 // requests get back one thing decoding loses: whether an empty range_end was sent (v3rpc/range-end-presence.ts).
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { etcdPackageDefinition } from '../../etcd-proto/package-definition.js';
 import { markEmptyRangeEnds } from './range-end-presence.js';
 
 export const ETCD_SERVICES = ['KV', 'Watch', 'Lease', 'Cluster', 'Maintenance', 'Auth'] as const;
@@ -27,39 +24,13 @@ export function wireSize(req: unknown): number {
   return (req as { [WIRE_SIZE]?: number })[WIRE_SIZE] ?? 0;
 }
 
-/** proto/etcd, found by walking up from this module (it runs from src/ under vitest and dist/src/ when built). */
-function protoDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'proto', 'etcd');
-    if (existsSync(join(candidate, 'rpc.proto'))) return candidate;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('proto/etcd/rpc.proto not found above ' + fileURLToPath(import.meta.url));
-    dir = up;
-  }
-}
-
-let loaded: protoLoader.PackageDefinition | undefined;
-
-function packageDefinition(): protoLoader.PackageDefinition {
-  loaded ??= protoLoader.loadSync(['rpc.proto', 'health.proto'], {
-    includeDirs: [protoDir()],
-    keepCase: false,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
-  return loaded;
-}
-
 function isMethod(v: unknown): v is MethodDefinition<object, object> {
   return typeof v === 'object' && v !== null && 'requestDeserialize' in v && 'path' in v;
 }
 
 /** A service definition whose codecs record request sizes and count bytes. */
 function instrumented(fullName: string, counters: ByteCounters | undefined): ServiceDefinition {
-  const def = packageDefinition()[fullName];
+  const def = etcdPackageDefinition()[fullName];
   if (typeof def !== 'object' || def === null || 'format' in def) throw new Error(`${fullName} is not a service`);
   const out: Record<string, MethodDefinition<object, object>> = {};
   const kv = fullName === 'etcdserverpb.KV';
@@ -94,6 +65,4 @@ export function healthServiceDefinition(counters?: ByteCounters): ServiceDefinit
 }
 
 /** The raw definitions (tests build clients from them). */
-export function etcdPackageDefinition(): protoLoader.PackageDefinition {
-  return packageDefinition();
-}
+export { etcdPackageDefinition };
