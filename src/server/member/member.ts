@@ -177,7 +177,7 @@ export class Member implements StoreApi {
         this.kick();
       },
       ctxPrefix: this.memberId.toString(16),
-      applied: () => this.node.raft.raftLog.applied,
+      applied: () => this.node.applied(),
       // etcd resends an unanswered ReadIndex every 500 ms whatever the election timeout: a request or
       // answer lost on a reconnecting peer stream must not hold reads for a long election timeout.
       retryMs: Math.min(500, this.cfg.electionMs),
@@ -351,8 +351,8 @@ export class Member implements StoreApi {
     this.node.advance();
     this.reads.onApplied();
     this.releaseAppliedWaiters();
-    this.cfg.metrics?.proposalsCommitted.set(this.node.raft.raftLog.committed);
-    this.cfg.metrics?.proposalsApplied.set(this.node.raft.raftLog.applied);
+    this.cfg.metrics?.proposalsCommitted.set(this.node.committed());
+    this.cfg.metrics?.proposalsApplied.set(this.node.applied());
     this.cfg.metrics?.dbSize.set(this.kv.size());
     await this.maybeSnapshot();
   }
@@ -365,7 +365,7 @@ export class Member implements StoreApi {
     const leaderChanged = ss.lead !== this.softState.lead;
     this.softState = ss;
     if (leaderChanged) {
-      this.log.info({ leader: ss.lead.toString(16), term: this.node.raft.term }, ss.lead === NONE ? 'lost leader' : 'leader changed');
+      this.log.info({ leader: ss.lead.toString(16), term: this.node.term() }, ss.lead === NONE ? 'lost leader' : 'leader changed');
       this.cfg.metrics?.hasLeader.set(ss.lead === NONE ? 0 : 1);
       if (ss.lead !== NONE) this.cfg.metrics?.leaderChanges.inc();
       this.reads.onLeaderChange();
@@ -375,9 +375,9 @@ export class Member implements StoreApi {
     const isLeader = ss.raftState === 'leader';
     if (isLeader && !wasLeader) {
       // Only the leader runs lease clocks; extend every lease so a failover does not expire them all.
-      this.kv.lessor.promote(this.cfg.electionMs);
+      this.kv.leasePromote(this.cfg.electionMs);
     } else if (!isLeader && wasLeader) {
-      this.kv.lessor.demote();
+      this.kv.leaseDemote();
     }
     if (ss.lead !== NONE && !this.published) this.publish();
   }
@@ -595,13 +595,13 @@ export class Member implements StoreApi {
 
   /** Takes a Raft snapshot every snapshot-count entries (and after a member joins), then trims the log. */
   private async maybeSnapshot(): Promise<void> {
-    const applied = this.node.raft.raftLog.applied;
+    const applied = this.node.applied();
     if (!this.snapshotNow && applied - this.lastSnapshotIndex < this.cfg.snapshotCount) return;
     if (applied <= this.lastSnapshotIndex) return;
     this.snapshotNow = false;
     // The key-value state up to `applied` must be on disk before the log that could rebuild it goes.
     await this.kv.flush(true);
-    await this.storage.createSnapshot(applied, this.node.raft.confState(), this.membership.encode());
+    await this.storage.createSnapshot(applied, this.node.confState(), this.membership.encode());
     this.lastSnapshotIndex = applied;
     const compactTo = applied - this.cfg.snapshotCatchUpEntries;
     if (compactTo > this.storage.firstIndex()) await this.storage.compact(compactTo);
@@ -630,8 +630,8 @@ export class Member implements StoreApi {
    * leader that had not applied the grant yet, and its session would end at once.
    */
   private waitAppliedCommitted(): Promise<void> {
-    const index = this.node.raft.raftLog.committed;
-    if (this.node.raft.raftLog.applied >= index) return Promise.resolve();
+    const index = this.node.committed();
+    if (this.node.applied() >= index) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const w: AppliedWaiter = {
         index,
@@ -654,7 +654,7 @@ export class Member implements StoreApi {
 
   private releaseAppliedWaiters(): void {
     if (this.appliedWaiters.length === 0) return;
-    const applied = this.node.raft.raftLog.applied;
+    const applied = this.node.applied();
     const still: AppliedWaiter[] = [];
     for (const w of this.appliedWaiters) {
       if (w.index <= applied) w.resolve();
@@ -675,8 +675,7 @@ export class Member implements StoreApi {
 
   private checkAcceptingWrites(): void {
     if (this.stopped) throw etcdError('STOPPED');
-    const log = this.node.raft.raftLog;
-    if (log.committed - log.applied > MAX_GAP_BETWEEN_APPLY_AND_COMMIT) throw etcdError('TOO_MANY_REQUESTS');
+    if (this.node.committed() - this.node.applied() > MAX_GAP_BETWEEN_APPLY_AND_COMMIT) throw etcdError('TOO_MANY_REQUESTS');
   }
 
   /** Proposes a request and resolves with its applied result. */
@@ -763,7 +762,7 @@ export class Member implements StoreApi {
 
   header(revision?: number): Header {
     const rev = revision ?? this.kv.currentRev;
-    const term = this.node.raft.term;
+    const term = this.node.term();
     const cluster = this.membership.clusterId;
     const last = this.lastHeader;
     if (last && last.header.revision === rev && last.header.raftTerm === term && last.cluster === cluster && last.member === this.memberId) return last.header;
@@ -775,7 +774,7 @@ export class Member implements StoreApi {
   private async linearize(serializable: boolean): Promise<void> {
     if (this.stopped) throw etcdError('STOPPED');
     if (serializable || this.cfg.unsafeLocalReads) return;
-    if (this.node.raft.isLearner) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
+    if (this.node.isLearner()) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
     await this.reads.wait();
   }
 
@@ -841,7 +840,7 @@ export class Member implements StoreApi {
   async leaseKeepAlive(id: string): Promise<{ id: string; ttl: number }> {
     if (this.isLeader()) {
       await this.waitAppliedCommitted();
-      return { id, ttl: this.kv.lessor.renew(id) };
+      return { id, ttl: this.kv.leaseRenew(id) };
     }
     const lead = this.softState.lead;
     if (lead === NONE) throw etcdError('NO_LEADER');
@@ -856,19 +855,19 @@ export class Member implements StoreApi {
   }
 
   private localTimeToLive(id: string, keys: boolean): { id: string; ttl: number; grantedTtl: number; keys: Uint8Array[] } {
-    const t = this.kv.lessor.timeToLive(id, keys);
+    const t = this.kv.leaseTimeToLive(id, keys);
     return { id, ttl: t.ttl, grantedTtl: t.grantedTtl, keys: t.keys.map((k) => Buffer.from(k, 'latin1')) };
   }
 
   async leaseLeases(): Promise<{ ids: string[] }> {
     await this.linearize(false);
-    return { ids: this.kv.lessor.list() };
+    return { ids: this.kv.leaseList() };
   }
 
   /** Leader only: proposes the revocation of leases whose time is up. */
   private expireLeases(): void {
     if (!this.isLeader() || this.stopped) return;
-    for (const id of this.kv.lessor.expired(500)) {
+    for (const id of this.kv.expiredLeases(500)) {
       if (this.revoking.has(id)) continue;
       this.revoking.add(id);
       this.log.debug({ lease: id }, 'lease expired');
@@ -1016,7 +1015,7 @@ export class Member implements StoreApi {
       raftTerm: st.hardState.term,
       raftAppliedIndex: st.applied,
       errors: this.alarmList().map((a) => `memberID:${a.memberId} alarm:${a.alarm} `),
-      isLearner: this.node.raft.isLearner,
+      isLearner: this.node.isLearner(),
     };
   }
 
@@ -1108,7 +1107,7 @@ export class Member implements StoreApi {
       leaseKeepAlive: async (id: string) => {
         if (!this.isLeader()) throw etcdError('NOT_LEADER');
         await this.waitAppliedCommitted();
-        return { ttl: this.kv.lessor.renew(id) };
+        return { ttl: this.kv.leaseRenew(id) };
       },
       leaseTimeToLive: async (id: string, keys: boolean) => {
         if (!this.isLeader()) throw etcdError('NOT_LEADER');
@@ -1153,7 +1152,7 @@ export class Member implements StoreApi {
     const pause = this.campaignPause(id);
     this.log.warn({ leader: id.toString(16), pauseMs: Math.round(pause) }, 'connection to the leader lost; campaigning unless it comes back');
     setTimeout(() => {
-      if (this.stopped || !this.node.raft.leaseEnded()) return;
+      if (this.stopped || !this.node.leaseEnded()) return;
       this.node.campaign();
       this.kick();
     }, pause).unref();
@@ -1174,7 +1173,7 @@ export class Member implements StoreApi {
 
   /** For tests and the CLI: the member's view right now. */
   info(): { memberId: string; leader: string; term: number; applied: number; revision: number } {
-    return { memberId: String(this.memberId), leader: String(this.softState.lead), term: this.node.raft.term, applied: this.node.raft.raftLog.applied, revision: this.kv.currentRev };
+    return { memberId: String(this.memberId), leader: String(this.softState.lead), term: this.node.term(), applied: this.node.applied(), revision: this.kv.currentRev };
   }
 }
 

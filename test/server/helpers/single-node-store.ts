@@ -48,9 +48,9 @@ export class SingleNodeStore implements StoreApi {
   ) {
     this.leader = this.memberId;
     this.clientURLs = opts.clientURLs ?? [];
-    kv.lessor.promote(0);
+    kv.leasePromote(0);
     this.timer = setInterval(() => {
-      for (const id of kv.lessor.expired()) {
+      for (const id of kv.expiredLeases()) {
         try {
           kv.leaseRevoke(id);
         } catch {
@@ -113,16 +113,16 @@ export class SingleNodeStore implements StoreApi {
   }
 
   async leaseKeepAlive(id: string): Promise<{ id: string; ttl: number }> {
-    return { id, ttl: this.kv.lessor.renew(id) };
+    return { id, ttl: this.kv.leaseRenew(id) };
   }
 
   async leaseTimeToLive(id: string, keys: boolean) {
-    const t = this.kv.lessor.timeToLive(id, keys);
+    const t = this.kv.leaseTimeToLive(id, keys);
     return { id, ttl: t.ttl, grantedTtl: t.grantedTtl, keys: t.keys.map(fromKey) };
   }
 
   async leaseLeases(): Promise<{ ids: string[] }> {
-    return { ids: this.kv.lessor.list() };
+    return { ids: this.kv.leaseList() };
   }
 
   private self(): MemberInfo {
