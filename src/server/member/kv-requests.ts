@@ -2,6 +2,7 @@
 // and proposed; reads linearized through ReadIndex unless serializable; compactions proposed.
 import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../../kv/types.js';
 import type { MemberCore } from './member-core.js';
+import type { WriteOptions } from './store-api.js';
 import type { Proposals } from './proposals.js';
 import type { ReadBarrier } from './read-barrier.js';
 import { etcdError } from '../../kv/errors.js';
@@ -39,19 +40,19 @@ export class KvRequests {
     }
   }
 
-  async put(req: PutRequest): Promise<PutResponse> {
-    checkPut(req);
+  async put(req: PutRequest, opts?: WriteOptions): Promise<PutResponse> {
+    checkWrite('put', req, opts);
     this.checkQuota(putCost(req));
     return this.proposals.proposeRequest<PutResponse>({ t: 'put', id: this.c.nextReqId(), req });
   }
 
-  async deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse> {
-    checkRange(req);
+  async deleteRange(req: DeleteRangeRequest, opts?: WriteOptions): Promise<DeleteRangeResponse> {
+    checkWrite('deleteRange', req, opts);
     return this.proposals.proposeRequest<DeleteRangeResponse>({ t: 'deleteRange', id: this.c.nextReqId(), req });
   }
 
-  async txn(req: TxnRequest): Promise<TxnResponse> {
-    checkTxn(req);
+  async txn(req: TxnRequest, opts?: WriteOptions): Promise<TxnResponse> {
+    checkWrite('txn', req, opts);
     if (isReadOnly(req)) {
       // A read-only txn is served like a range: linearizable through ReadIndex, no log entry.
       await this.linearize(false);
@@ -66,6 +67,20 @@ export class KvRequests {
     if (physical) await r.done;
     return { revision: r.revision };
   }
+}
+
+type WriteRequest = { put: PutRequest; deleteRange: DeleteRangeRequest; txn: TxnRequest };
+
+/**
+ * The one place a write is checked before it is proposed: etcd's v3rpc checks (empty key, too many ops, …),
+ * then the size the client edge measured (so an oversized request that is also invalid gets the check's
+ * error, as in etcd). The key-value store checks again as it applies, for the log's sake.
+ */
+export function checkWrite<K extends keyof WriteRequest>(kind: K, req: WriteRequest[K], opts?: WriteOptions): void {
+  if (kind === 'put') checkPut(req as PutRequest);
+  else if (kind === 'deleteRange') checkRange(req as DeleteRangeRequest);
+  else checkTxn(req as TxnRequest);
+  if (opts?.tooLarge) throw etcdError('REQUEST_TOO_LARGE');
 }
 
 function isReadOnly(req: TxnRequest): boolean {

@@ -8,7 +8,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import type { Logger } from 'pino';
 import type { Message, NodeId, SoftState } from '../../raft/types.js';
 import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../../kv/types.js';
-import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi } from './store-api.js';
+import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi, WriteOptions } from './store-api.js';
 import type { InboundHandlers, OutboundHooks } from './transport-api.js';
 import type { WatchResponseSender } from '../../watch/watch-stream.js';
 import type { MemberConfig } from './member-config.js';
@@ -247,16 +247,16 @@ export class Member implements StoreApi {
     return this.kvReqs.range(req);
   }
 
-  put(req: PutRequest): Promise<PutResponse> {
-    return this.kvReqs.put(req);
+  put(req: PutRequest, opts?: WriteOptions): Promise<PutResponse> {
+    return this.kvReqs.put(req, opts);
   }
 
-  deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse> {
-    return this.kvReqs.deleteRange(req);
+  deleteRange(req: DeleteRangeRequest, opts?: WriteOptions): Promise<DeleteRangeResponse> {
+    return this.kvReqs.deleteRange(req, opts);
   }
 
-  txn(req: TxnRequest): Promise<TxnResponse> {
-    return this.kvReqs.txn(req);
+  txn(req: TxnRequest, opts?: WriteOptions): Promise<TxnResponse> {
+    return this.kvReqs.txn(req, opts);
   }
 
   compact(revision: number, physical: boolean): Promise<{ revision: number }> {

@@ -12,7 +12,8 @@ import type { DeleteRangeRequest, PutRequest, RangeRequest, TxnRequest } from '.
 import { WatchableStore } from '../../../src/watch/watchable-store.js';
 import { WatchStream } from '../../../src/watch/watch-stream.js';
 import type { WatchStreamOptions, WatchResponseSender } from '../../../src/watch/watch-stream.js';
-import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi } from '../../../src/server/member/store-api.js';
+import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi, WriteOptions } from '../../../src/server/member/store-api.js';
+import { checkWrite } from '../../../src/server/member/kv-requests.js';
 
 export interface SingleNodeOptions {
   readonly watch?: WatchStreamOptions;
@@ -82,15 +83,18 @@ export class SingleNodeStore implements StoreApi {
     return this.kv.range(req);
   }
 
-  put(req: PutRequest) {
+  put(req: PutRequest, opts?: WriteOptions) {
+    checkWrite('put', req, opts);
     return this.kv.put(req);
   }
 
-  deleteRange(req: DeleteRangeRequest) {
+  deleteRange(req: DeleteRangeRequest, opts?: WriteOptions) {
+    checkWrite('deleteRange', req, opts);
     return this.kv.deleteRange(req);
   }
 
-  txn(req: TxnRequest) {
+  txn(req: TxnRequest, opts?: WriteOptions) {
+    checkWrite('txn', req, opts);
     return this.kv.txn(req);
   }
 
