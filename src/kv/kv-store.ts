@@ -32,6 +32,7 @@ import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
 import { DEFAULT_MAX_TXN_OPS, checkPut, checkRange, checkTxn, putCost } from './txn-check.js';
 import { Lessor } from './lessor.js';
+import type { LeaseTimeToLive } from './lessor.js';
 import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
 
 export interface KvStoreOptions {
@@ -93,7 +94,7 @@ export class KvStore {
   noSpaceAlarm = false;
   /** The cluster's alarms as applied from the log; kept in the backend like etcd's alarm bucket. */
   alarms: readonly StoredAlarm[] = [];
-  readonly lessor: Lessor;
+  private readonly lessor: Lessor;
   private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean }[] = [];
   private readonly quota: number;
   private readonly maxTxnOps: number;
@@ -718,6 +719,35 @@ export class KvStore {
   }
 
   // ---- leases ----
+  // The lessor is the store's own: members ask these, so that what lives in the store is changed only here.
+
+  /** This member became leader: it runs the lease clocks, every lease extended by `extendMs`. */
+  leasePromote(extendMs: number): void {
+    this.lessor.promote(extendMs);
+  }
+
+  /** This member stopped leading: lease clocks stop until it leads again. */
+  leaseDemote(): void {
+    this.lessor.demote();
+  }
+
+  /** A keep-alive on the leader: the lease's TTL (0 when there is no such lease). */
+  leaseRenew(id: string): number {
+    return this.lessor.renew(id);
+  }
+
+  leaseTimeToLive(id: string, withKeys: boolean): LeaseTimeToLive {
+    return this.lessor.timeToLive(id, withKeys);
+  }
+
+  leaseList(): string[] {
+    return this.lessor.list();
+  }
+
+  /** Leader only: up to `limit` leases whose time is up, to be revoked through Raft. */
+  expiredLeases(limit?: number): string[] {
+    return this.lessor.expired(limit);
+  }
 
   /** Applies a LeaseGrant. */
   leaseGrant(id: string, ttl: number, consistentIndex?: number): { id: string; ttl: number } {

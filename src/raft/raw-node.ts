@@ -58,6 +58,45 @@ export class RawNode {
     this.raft.tick();
   }
 
+  // Status questions the application asks on its hot paths, without building a whole status() (etcd-io/raft's
+  // Status and BasicStatus): the application never reads the core's log or fields directly.
+
+  /** The highest index the application has applied (advanced past). Invariant: applied <= committed. */
+  applied(): number {
+    return this.raft.raftLog.applied;
+  }
+
+  /** The highest index known to be committed. */
+  committed(): number {
+    return this.raft.raftLog.committed;
+  }
+
+  term(): number {
+    return this.raft.term;
+  }
+
+  lead(): NodeId {
+    return this.raft.lead;
+  }
+
+  isLearner(): boolean {
+    return this.raft.isLearner;
+  }
+
+  /** True once this follower no longer honours a leader's lease (it would grant a vote). */
+  /** True while campaigning (pre-vote or vote) without having won. */
+  campaigning(): boolean {
+    return this.raft.campaigning();
+  }
+
+  leaseEnded(): boolean {
+    return this.raft.leaseEnded();
+  }
+
+  confState(): ConfState {
+    return this.raft.confState();
+  }
+
   /** Starts an election now (a pre-election first if pre-vote is on). */
   campaign(): void {
     this.raft.step(msg({ type: 'hup', from: this.raft.id }));

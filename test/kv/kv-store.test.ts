@@ -397,7 +397,7 @@ describe('hash, snapshot and restore', () => {
       const s2 = await KvStore.restore(b, s1.snapshot(4096));
       expect([s2.currentRev, s2.compactRev, s2.consistentIndex]).toEqual([s1.currentRev, s1.compactRev, 1234]);
       expect(await s2.hashKV()).toEqual(await s1.hashKV());
-      expect(s2.lessor.timeToLive('9', true).keys).toEqual(s1.lessor.timeToLive('9', true).keys);
+      expect(s2.leaseTimeToLive('9', true).keys).toEqual(s1.leaseTimeToLive('9', true).keys);
       await s1.close();
       await s2.close();
     } finally {
@@ -442,18 +442,18 @@ describe('leases', () => {
         await s.put({ key: enc('a'), value: enc('1'), lease: '1' });
         await s.put({ key: enc('b'), value: enc('1'), lease: '1' });
         await s.put({ key: enc('c'), value: enc('1') });
-        expect(s.lessor.timeToLive('1', true)).toEqual({ id: '1', ttl: 5, grantedTtl: 5, keys: ['a', 'b'] });
-        expect(s.lessor.timeToLive('77', false).ttl).toBe(-1);
+        expect(s.leaseTimeToLive('1', true)).toEqual({ id: '1', ttl: 5, grantedTtl: 5, keys: ['a', 'b'] });
+        expect(s.leaseTimeToLive('77', false).ttl).toBe(-1);
         // Only the primary runs clocks; promotion extends every lease by the election timeout.
-        expect(s.lessor.expired()).toEqual([]);
-        s.lessor.promote(1000);
+        expect(s.expiredLeases()).toEqual([]);
+        s.leasePromote(1000);
         now += 5500;
-        expect(s.lessor.expired()).toEqual([]);
+        expect(s.expiredLeases()).toEqual([]);
         now += 600;
-        expect(s.lessor.expired()).toEqual(['1']);
-        expect(s.lessor.renew('1')).toBe(5);
-        expect(s.lessor.expired()).toEqual([]);
-        expect(s.lessor.renew('404')).toBe(0);
+        expect(s.expiredLeases()).toEqual(['1']);
+        expect(s.leaseRenew('1')).toBe(5);
+        expect(s.expiredLeases()).toEqual([]);
+        expect(s.leaseRenew('404')).toBe(0);
         const rev = s.leaseRevoke('1');
         expect(rev).toBe(5);
         expect((await s.range({ key: enc('a'), rangeEnd: enc('z') })).kvs.map((kv) => dec(kv.key))).toEqual(['c']);
@@ -471,7 +471,7 @@ describe('leases', () => {
       await s.put({ key: enc('x'), value: enc('1'), lease: '3' });
       await s.close();
       s = await KvStore.open(dir);
-      expect(s.lessor.timeToLive('3', true)).toMatchObject({ grantedTtl: 30, keys: ['x'] });
+      expect(s.leaseTimeToLive('3', true)).toMatchObject({ grantedTtl: 30, keys: ['x'] });
       s.leaseRevoke('3');
       expect((await s.range({ key: enc('x') })).count).toBe(0);
       await s.close();

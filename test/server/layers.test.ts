@@ -141,6 +141,29 @@ describe('bench/', () => {
   });
 });
 
+/** Property accesses named in `names` (`x.raft`, `x.raftLog`, `x.lessor`), as file:line, code aside from comments and strings. */
+export function reachIns(fileName: string, text: string, names: readonly string[]): string[] {
+  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const out: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isPropertyAccessExpression(n) && names.includes(n.name.text)) {
+      out.push(`${fileName}:${sf.getLineAndCharacterOfPosition(n.name.getStart(sf)).line + 1} .${n.name.text}`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+// etcd-io/raft's Status() and the store's lease operations are how src/server asks the core and the store:
+// the core's log and fields, and the store's lessor, stay theirs to change.
+describe('src/server asks the core and the store through their methods', () => {
+  it('never reaches into RawNode.raft, the raft log or the lessor', () => {
+    const found = sources(serverDir).flatMap((file) => reachIns(relative(root, file), readFileSync(file, 'utf8'), ['raft', 'raftLog', 'lessor']));
+    expect(found).toEqual([]);
+  });
+});
+
 // The checker itself must be able to fail.
 describe('the layer checker', () => {
   it('reads every form of import, and nothing in comments or strings', () => {
@@ -155,6 +178,11 @@ describe('the layer checker', () => {
       "const h = \"import { h } from './h.js'\";",
     ].join('\n');
     expect(importsOf('x.ts', src)).toEqual(['./a.js', '../b/b.js', './c.js', './d.js', './e.js', './f.js']);
+  });
+
+  it('finds reach-ins through any receiver, and none in comments, strings or own names', () => {
+    const src = ['node.raft.raftLog.applied;', 'this.kv.lessor.renew(x);', '// this.node.raft.term', "const s = 'kv.lessor';", 'const raft = 1; lessor(raft);'].join('\n');
+    expect(reachIns('x.ts', src, ['raft', 'raftLog', 'lessor'])).toEqual(['x.ts:1 .raftLog', 'x.ts:1 .raft', 'x.ts:2 .lessor']);
   });
 
   it('finds a cycle of two folders and of three, once each, and none in a stack', () => {

@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StoreApi } from '../member/store-api.js';
 
-export const ETCD_SERVER_VERSION = '3.4.23';
+import { SERVER_VERSION } from '../member/maintenance.js';
+
+export const ETCD_SERVER_VERSION = SERVER_VERSION;
 export const ETCD_CLUSTER_VERSION = '3.4.0';
 
 export interface ClientHttpOptions {

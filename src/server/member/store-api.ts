@@ -35,6 +35,15 @@ export interface AlarmMember {
   readonly alarm: AlarmType;
 }
 
+/**
+ * What the client edge knows of a write that the store does not: it measured the request on the wire and
+ * found it over --max-request-bytes. The store refuses it with etcd's "request is too large", after the
+ * request's own checks, as etcd orders them.
+ */
+export interface WriteOptions {
+  readonly tooLarge?: boolean;
+}
+
 export interface StoreApi {
   /** A header for a response made now (revision = the current revision unless given). */
   header(revision?: number): Header;
@@ -42,9 +51,9 @@ export interface StoreApi {
   // KV
   /** Linearizable unless req.serializable (then served from local state). */
   range(req: RangeRequest): Promise<RangeResponse>;
-  put(req: PutRequest): Promise<PutResponse>;
-  deleteRange(req: DeleteRangeRequest): Promise<DeleteRangeResponse>;
-  txn(req: TxnRequest): Promise<TxnResponse>;
+  put(req: PutRequest, opts?: WriteOptions): Promise<PutResponse>;
+  deleteRange(req: DeleteRangeRequest, opts?: WriteOptions): Promise<DeleteRangeResponse>;
+  txn(req: TxnRequest, opts?: WriteOptions): Promise<TxnResponse>;
   /** Resolves when the compaction is applied, and (physical) once superseded data is removed. */
   compact(revision: number, physical: boolean): Promise<{ revision: number }>;
 

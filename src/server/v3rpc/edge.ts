@@ -68,11 +68,9 @@ export function statusError(s: WireStatus): Error & WireStatus {
  * etcd's v3rpc checks (empty key, too many ops, …) come first there, so an oversized request that is also
  * invalid gets `validate`'s error; only the rare oversized request pays for running it here.
  */
-export function checkRequestSize<Req>(ctx: EdgeContext, req: Req, validate?: (req: Req) => void): void {
+function tooLarge(ctx: EdgeContext, req: unknown): boolean {
   const n = wireSize(req);
-  if (n + 1 + varintLength(n) + RAFT_HEADER_BYTES <= ctx.maxRequestBytes) return;
-  validate?.(req);
-  throw etcdError('REQUEST_TOO_LARGE');
+  return n + 1 + varintLength(n) + RAFT_HEADER_BYTES > ctx.maxRequestBytes;
 }
 
 /** etcd's interceptor checks for any call: leader required (hasleader metadata), and learners' limits. */
@@ -89,11 +87,11 @@ export interface UnaryOptions<Req> {
   /** True for requests etcd proposes through Raft: they must fit MaxRequestBytes. */
   readonly proposal?: (req: Req) => boolean;
   /**
-   * etcd's v3rpc request checks, run here only for a request over the size limit: the member checks every
-   * request it is given (one place, member.put/deleteRange/txn), but etcd answers an oversized request
-   * that is also invalid with the check's error, so for that one request the check must come first.
+   * The store checks the request (member/kv-requests.ts checkWrite, the one place): an oversized one is
+   * handed to the handler with tooLarge set rather than refused here, since etcd answers an oversized
+   * request that is also invalid with the check's error.
    */
-  readonly validate?: (req: Req) => void;
+  readonly storeChecks?: boolean;
   /** True for requests a learner serves (etcd: serializable Range and Status). */
   readonly learnerOk?: (req: Req) => boolean;
 }
@@ -128,14 +126,15 @@ export function unary<Req, Res>(
   ctx: EdgeContext,
   service: string,
   method: string,
-  fn: (req: Req) => Promise<Res>,
+  fn: (req: Req, tooLarge: boolean) => Promise<Res>,
   opts: UnaryOptions<Req> = {},
 ): handleUnaryCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'unary', service, method);
   const run = async (req: Req, needsLeader: boolean): Promise<Res> => {
     await admitCall(ctx, needsLeader, opts.learnerOk?.(req) ?? false);
-    if (opts.proposal?.(req)) checkRequestSize(ctx, req, opts.validate);
-    return fn(req);
+    const oversized = opts.proposal?.(req) === true && tooLarge(ctx, req);
+    if (oversized && opts.storeChecks !== true) throw etcdError('REQUEST_TOO_LARGE');
+    return fn(req, oversized);
   };
   const handler: handleUnaryCall<Req, Res> = (call, callback) => {
     const t = new CallTracker(counters);

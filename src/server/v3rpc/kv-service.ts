@@ -1,7 +1,6 @@
 // etcdserverpb.KV: Range, Put, DeleteRange, Txn and Compact, each mapped 1:1 onto the StoreApi call with
 // the response header completed from the member (cluster, member, term) at the store's revision.
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { checkPut, checkRange, checkTxn } from '../../kv/txn-check.js';
 import type { EdgeContext } from './edge.js';
 import { ETCD_PACKAGE, unary } from './edge.js';
 import type { WireDeleteRangeRequest, WirePutRequest, WireRangeRequest, WireTxnRequest } from './etcd-wire.js';
@@ -28,34 +27,34 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       ctx,
       SERVICE,
       'Put',
-      async (req) => {
-        const r = await store.put(parsePut(req));
+      async (req, tooLarge) => {
+        const r = await store.put(parsePut(req), { tooLarge });
         // Without prev_kv the response is its header alone, encoded here rather than through protobufjs.
         if (!r.prevKv) return encodeHeaderField(store.header(r.header.revision));
         return { header: header(r.header.revision), prevKv: wireKv(r.prevKv) };
       },
-      { proposal: () => true, validate: (req) => checkPut(parsePut(req)) },
+      { proposal: () => true, storeChecks: true },
     ),
     DeleteRange: unary<WireDeleteRangeRequest, object>(
       ctx,
       SERVICE,
       'DeleteRange',
-      async (req) => {
-        const r = await store.deleteRange(parseDeleteRange(req));
+      async (req, tooLarge) => {
+        const r = await store.deleteRange(parseDeleteRange(req), { tooLarge });
         return { header: header(r.header.revision), deleted: r.deleted, prevKvs: r.prevKvs.map(wireKv) };
       },
-      { proposal: () => true, validate: (req) => checkRange(parseDeleteRange(req)) },
+      { proposal: () => true, storeChecks: true },
     ),
     Txn: unary<WireTxnRequest, object>(
       ctx,
       SERVICE,
       'Txn',
-      async (req) => {
-        const r = await store.txn(parseTxn(req));
+      async (req, tooLarge) => {
+        const r = await store.txn(parseTxn(req), { tooLarge });
         return { header: header(r.header.revision), succeeded: r.succeeded, responses: r.responses.map(wireResponseOp) };
       },
       // A read-only txn is served like a range in etcd: never proposed, so never too large.
-      { proposal: (req) => !isTxnReadOnly(req), validate: (req) => checkTxn(parseTxn(req)) },
+      { proposal: (req) => !isTxnReadOnly(req), storeChecks: true },
     ),
     Compact: unary<{ revision: string; physical: boolean }, object>(
       ctx,

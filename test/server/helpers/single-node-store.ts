@@ -12,7 +12,8 @@ import type { DeleteRangeRequest, PutRequest, RangeRequest, TxnRequest } from '.
 import { WatchableStore } from '../../../src/watch/watchable-store.js';
 import { WatchStream } from '../../../src/watch/watch-stream.js';
 import type { WatchStreamOptions, WatchResponseSender } from '../../../src/watch/watch-stream.js';
-import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi } from '../../../src/server/member/store-api.js';
+import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi, WriteOptions } from '../../../src/server/member/store-api.js';
+import { checkWrite } from '../../../src/server/member/kv-requests.js';
 
 export interface SingleNodeOptions {
   readonly watch?: WatchStreamOptions;
@@ -48,9 +49,9 @@ export class SingleNodeStore implements StoreApi {
   ) {
     this.leader = this.memberId;
     this.clientURLs = opts.clientURLs ?? [];
-    kv.lessor.promote(0);
+    kv.leasePromote(0);
     this.timer = setInterval(() => {
-      for (const id of kv.lessor.expired()) {
+      for (const id of kv.expiredLeases()) {
         try {
           kv.leaseRevoke(id);
         } catch {
@@ -82,15 +83,18 @@ export class SingleNodeStore implements StoreApi {
     return this.kv.range(req);
   }
 
-  put(req: PutRequest) {
+  put(req: PutRequest, opts?: WriteOptions) {
+    checkWrite('put', req, opts);
     return this.kv.put(req);
   }
 
-  deleteRange(req: DeleteRangeRequest) {
+  deleteRange(req: DeleteRangeRequest, opts?: WriteOptions) {
+    checkWrite('deleteRange', req, opts);
     return this.kv.deleteRange(req);
   }
 
-  txn(req: TxnRequest) {
+  txn(req: TxnRequest, opts?: WriteOptions) {
+    checkWrite('txn', req, opts);
     return this.kv.txn(req);
   }
 
@@ -113,16 +117,16 @@ export class SingleNodeStore implements StoreApi {
   }
 
   async leaseKeepAlive(id: string): Promise<{ id: string; ttl: number }> {
-    return { id, ttl: this.kv.lessor.renew(id) };
+    return { id, ttl: this.kv.leaseRenew(id) };
   }
 
   async leaseTimeToLive(id: string, keys: boolean) {
-    const t = this.kv.lessor.timeToLive(id, keys);
+    const t = this.kv.leaseTimeToLive(id, keys);
     return { id, ttl: t.ttl, grantedTtl: t.grantedTtl, keys: t.keys.map(fromKey) };
   }
 
   async leaseLeases(): Promise<{ ids: string[] }> {
-    return { ids: this.kv.lessor.list() };
+    return { ids: this.kv.leaseList() };
   }
 
   private self(): MemberInfo {

@@ -1,0 +1,50 @@
+// The state every part of a member shares: the core, the store, the transport, the membership and who
+// leads. Member builds it at start; the Ready loop, the applier, the proposals, the leases, the membership
+// changes and the snapshot hand-off each hold it instead of reaching into one another.
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { NodeId, SoftState } from '../../raft/types.js';
+import type { RawNode } from '../../raft/raw-node.js';
+import type { DurableRaftStorage } from '../../storage/raft-storage.js';
+import type { KvStore } from '../../kv/kv-store.js';
+import type { Membership } from './membership.js';
+import type { MemberConfig } from './member-config.js';
+import type { PeerTransport } from './transport-api.js';
+import { NONE } from '../../raft/types.js';
+
+export class MemberCore {
+  readonly log: Logger;
+  /** etcd's request timeout: 5 s plus twice the election timeout. */
+  readonly requestTimeoutMs: number;
+  // Set once by Member.start, before anything else runs.
+  node!: RawNode;
+  storage!: DurableRaftStorage;
+  kv!: KvStore;
+  transport!: PeerTransport;
+  /** Replaced whole when a snapshot from the leader is installed. */
+  membership!: Membership;
+  memberId: NodeId = NONE;
+  softState: SoftState = { lead: NONE, raftState: 'follower' };
+  stopped = false;
+  /** Runs the Ready loop until the core has nothing more to say (Member wires it to the loop). */
+  kick: () => void = () => undefined;
+  private reqSeq = 0;
+
+  constructor(readonly cfg: MemberConfig) {
+    this.log = cfg.logger.child({ component: 'member', name: cfg.name });
+    this.requestTimeoutMs = 5000 + 2 * cfg.electionMs;
+  }
+
+  get memberDir(): string {
+    return join(this.cfg.dataDir, 'member');
+  }
+
+  isLeader(): boolean {
+    return this.softState.raftState === 'leader';
+  }
+
+  /** Request ids are unique per member and never reused while it lives: they key the proposal waiters. */
+  nextReqId(): string {
+    return `${this.memberId.toString(36)}.${(this.reqSeq++).toString(36)}`;
+  }
+}
