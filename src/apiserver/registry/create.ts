@@ -83,6 +83,7 @@ export async function createObject(store: GenericStore, scope: WriteScope, obj: 
       if (e instanceof StorageError && e.code === 'AlreadyExists' && typeof obj.metadata['generateName'] === 'string' && obj.metadata['generateName'] !== '') {
         throw new StatusError(statuses.generateNameConflict(store.groupResource, name, 1));
       }
+      if (e instanceof StorageError && e.code === 'AlreadyExists') throw new StatusError(statuses.alreadyExists(store.groupResource, name));
       throw e;
     }
   } catch (e) {

@@ -30,7 +30,11 @@ export async function admitAndValidate(
   const errs =
     old === undefined
       ? [...validateObjectMeta(meta, { namespaced: strategy.descriptor.namespaced, name: strategy.nameRule }), ...strategy.validate(admitted)]
-      : [...validateObjectMetaUpdate(meta, old.metadata as ObjectMeta, FieldPath.of('metadata')), ...strategy.validateUpdate(admitted, old)];
+      : [
+          ...validateObjectMetaUpdate(meta, old.metadata as ObjectMeta, FieldPath.of('metadata')),
+          // The kind's update rules guard the main resource; subresources (status, binding) have their own.
+          ...(scope.subresource === '' ? strategy.validateUpdate(admitted, old) : []),
+        ];
   if (errs.length > 0) throw invalid(store.gvk, meta.name ?? '', errs);
   await ctx.admission.validate(store.attributes(scope, operation, admitted, old), scope.records);
   return admitted;
