@@ -67,14 +67,23 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
     registry = api.registry;
     compactor = new Compactor(client, { intervalMs: flags.etcd.compactionIntervalMs, logger: log });
     compactor.start();
-    const systemNamespaces = api.ensureSystemNamespaces();
-    // The store may come up after the API server: readiness waits for the namespaces as for the caches.
-    let namespacesMade = false;
-    systemNamespaces.then(
-      () => (namespacesMade = true),
-      (e: unknown) => log.warn({ err: (e as Error).message }, 'making the system namespaces failed; retrying on /readyz'),
-    );
+    // The store may come up after the API server: readiness waits for the namespaces as for the caches,
+    // retrying in the background so a /readyz never waits on the store.
     const made = api;
+    let namespacesMade = false;
+    let attempt: Promise<void> | undefined;
+    const makeNamespaces = (): void => {
+      attempt ??= made.ensureSystemNamespaces().then(
+        () => {
+          namespacesMade = true;
+        },
+        (e: unknown) => {
+          attempt = undefined;
+          log.warn({ err: (e as Error).message }, 'making the system namespaces failed; retrying on /readyz');
+        },
+      );
+    };
+    makeNamespaces();
     deps.openapi = deps.openapi ?? api.openapi(KUBERNETES_GIT_VERSION);
     deps.readyChecks = [
       ...(deps.readyChecks ?? []),
@@ -83,8 +92,8 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
         name: 'system-namespaces',
         check: async () => {
           if (namespacesMade) return;
-          await made.ensureSystemNamespaces();
-          namespacesMade = true;
+          makeNamespaces();
+          throw new Error('the system namespaces are not made yet');
         },
       },
     ];
