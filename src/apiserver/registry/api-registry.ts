@@ -130,7 +130,8 @@ export class ApiRegistry {
             namespaced: d.namespaced,
             verbs: d.verbs,
             subresources: d.subresources
-              .filter((s) => s.name !== 'log')
+              // Subresources of kinds the schema model lacks (policy/v1 Eviction) are left out of the documents.
+              .filter((s) => s.name !== 'log' && this.ctx.schemas.kindSchema(s.kind) !== undefined)
               .map((s) => ({ name: s.name, kind: s.kind.kind, group: s.kind.group, version: s.kind.version, verbs: s.verbs })),
           });
         }

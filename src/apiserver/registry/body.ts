@@ -28,6 +28,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** Parses JSON or YAML text to a value; Go's parse messages for JSON, the YAML library's for YAML. */
 export function parseText(text: string, mediaType: string | undefined, gvk: GroupVersionKind): unknown {
   const yaml = mediaType === 'application/yaml' || mediaType === 'application/apply-patch+yaml';
+  // Protobuf bodies (kubectl's typed generators send them) are not decoded here: 415 names what is.
+  if (mediaType !== undefined && !yaml && !mediaType.endsWith('json')) throw new StatusError(statuses.unsupportedMediaType(['application/json', 'application/yaml']));
   try {
     if (!yaml) return parseJSON(text).value;
     const v: unknown = parseYaml(text, { maxAliasCount: 100 });
