@@ -26,7 +26,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Parses JSON or YAML text to a value; Go's parse messages for JSON, the YAML library's for YAML. */
-export function parseText(text: string, mediaType: string | undefined, gvk: GroupVersionKind): unknown {
+export function parseText(text: string, mediaType: string | undefined, _gvk: GroupVersionKind): unknown {
   const yaml = mediaType === 'application/yaml' || mediaType === 'application/apply-patch+yaml';
   // Protobuf bodies (kubectl's typed generators send them) are not decoded here: 415 names what is.
   if (mediaType !== undefined && !yaml && !mediaType.endsWith('json')) throw new StatusError(statuses.unsupportedMediaType(['application/json', 'application/yaml']));
@@ -36,7 +36,7 @@ export function parseText(text: string, mediaType: string | undefined, gvk: Grou
     return v;
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
-    throw new StatusError(statuses.badRequest(yaml ? `error converting YAML to JSON: ${detail}` : cannotBeHandledMessage(gvk, detail)));
+    throw new StatusError(statuses.badRequest(yaml ? `error converting YAML to JSON: ${detail}` : `couldn't get version/kind; json parse error: ${detail}`));
   }
 }
 
