@@ -1,12 +1,13 @@
 // kubectl against the registry on a real store: the commands users type, with their output asserted as
 // kubectl prints it against kube-apiserver (create, get in every format, apply twice and server-side,
 // the three patch types, label, annotate, scale, delete --wait, describe, explain, error lines).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
+import { waitFor } from '../../../src/harness/wait.js';
 import { startRegistryServer, type RegistryServer } from './registry-server.js';
 
 const KUBECTL = existsSync('/usr/bin/kubectl') ? '/usr/bin/kubectl' : 'kubectl';
@@ -132,5 +133,48 @@ describe('kubectl on the registry', () => {
     expect(missing.stderr.trim()).toBe('Error from server (NotFound): pods "x" not found');
     const invalid = await kubectl('create', '-f', cm('Bad_Name'));
     expect(invalid.stderr).toContain('is invalid: metadata.name: Invalid value: "Bad_Name"');
+  });
+
+  it('watches with get -w, waits for a condition, and lists events', async () => {
+    const home = join(s.ts.dir, `home-${n++}`);
+    const w = spawn(KUBECTL, ['--kubeconfig', config, '--cache-dir', join(home, 'cache'), 'get', 'configmaps', '-w', '-o', 'name'], { env: { ...process.env, HOME: home, KUBECONFIG: '' } });
+    let seen = '';
+    w.stdout.on('data', (c: Buffer) => (seen += c.toString()));
+    try {
+      await ok('apply', '-f', cm('watched'));
+      await waitFor('get -w to print the new configmap', () => seen.includes('configmap/watched'));
+    } finally {
+      w.kill('SIGKILL');
+    }
+
+    const podFile = join(s.ts.dir, 'pod.yaml');
+    writeFileSync(podFile, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\n');
+    await ok('create', '-f', podFile);
+    const cur = JSON.parse((await s.call('GET', '/api/v1/namespaces/default/pods/p')).body) as Record<string, unknown>;
+    const ready = await s.call('PUT', '/api/v1/namespaces/default/pods/p/status', {
+      ...cur,
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+    });
+    expect(ready.status, ready.body).toBe(200);
+    expect(await ok('wait', '--for=condition=Ready', 'pod/p', '--timeout=30s')).toBe('pod/p condition met\n');
+
+    const ev = await s.call('POST', '/api/v1/namespaces/default/events', {
+      metadata: { name: 'p.1' },
+      involvedObject: { kind: 'Pod', namespace: 'default', name: 'p', apiVersion: 'v1' },
+      reason: 'Started',
+      message: 'Started container c',
+      type: 'Normal',
+      source: { component: 'setpoint-agent' },
+      // kubectl events shows firstTimestamp for an event seen once.
+      firstTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      count: 1,
+    });
+    expect(ev.status, ev.body).toBe(201);
+    expect(JSON.parse(ev.body).lastTimestamp).toMatch(/Z$/);
+    const events = (await ok('events')).split('\n');
+    expect(events[0]).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/);
+    expect(events[1]).toMatch(/^\d+s\s+Normal\s+Started\s+Pod\/p\s+Started container c$/);
+    expect(await ok('get', 'events', '--field-selector', 'involvedObject.name=p', '-o', 'name')).toBe('event/p.1\n');
   });
 });
