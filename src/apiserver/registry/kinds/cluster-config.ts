@@ -1,6 +1,7 @@
 // scheduling.k8s.io/v1 PriorityClass and admissionregistration.k8s.io/v1 Mutating- and
 // ValidatingWebhookConfiguration: cluster-scoped configuration kinds with Kubernetes' defaults.
-import { fieldError } from '../../../api/field-errors.js';
+import { fieldError, type FieldError } from '../../../api/field-errors.js';
+import type { StoredObject } from '../../storage/interface.js';
 import { FieldPath } from '../../../api/field-path.js';
 import { ageColumn, withName } from '../table.js';
 import { arr, child, descriptor, setDefault, str, strategy, type Obj } from './common.js';
@@ -53,7 +54,13 @@ function webhookStrategy(kind: 'MutatingWebhookConfiguration' | 'ValidatingWebho
     defaults(o) {
       for (const w of arr(o['webhooks'])) defaultWebhook(w, mutating);
     },
-    validate(o) {
+    validate: validateWebhooks,
+    validateUpdate: validateWebhooks,
+    columns: withName([{ name: 'Webhooks', type: 'integer', description: 'Webhooks is a list of webhooks and the affected resources and operations.', priority: 0, cell: (o) => arr(o['webhooks']).length }, ageColumn]),
+  });
+}
+
+function validateWebhooks(o: StoredObject): FieldError[] {
       return arr(o['webhooks']).flatMap((w, i) => {
         const p = FieldPath.of('webhooks').index(i);
         const errs = [];
@@ -62,9 +69,6 @@ function webhookStrategy(kind: 'MutatingWebhookConfiguration' | 'ValidatingWebho
         if (w['sideEffects'] === undefined) errs.push(fieldError.required(p.child('sideEffects'), 'must specify one of None, NoneOnDryRun'));
         return errs;
       });
-    },
-    columns: withName([{ name: 'Webhooks', type: 'integer', description: 'Webhooks is a list of webhooks and the affected resources and operations.', priority: 0, cell: (o) => arr(o['webhooks']).length }, ageColumn]),
-  });
 }
 
 export const mutatingWebhookStrategy = webhookStrategy('MutatingWebhookConfiguration');

@@ -30,6 +30,17 @@ export const configMapStrategy = strategy({
   columns: withName([{ name: 'Data', type: 'integer', description: 'Data contains the configuration data.', priority: 0, cell: (o) => Object.keys(rec(o['data'])).length + Object.keys(rec(o['binaryData'])).length }, ageColumn]),
 });
 
+/** stringData is write-only: merged into data (base64), as the API server does. */
+function mergeStringData(o: StoredObject): void {
+  const sd = rec(o['stringData']);
+  if (Object.keys(sd).length > 0) {
+    const data = rec(o['data']);
+    for (const [k, v] of Object.entries(sd)) data[k] = Buffer.from(str(v)).toString('base64');
+    o['data'] = data;
+  }
+  delete o['stringData'];
+}
+
 export const secretStrategy = strategy({
   descriptor: descriptor({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true }),
   defaults(o) {
@@ -41,16 +52,8 @@ export const secretStrategy = strategy({
     if (str(o['type']) !== str(old['type'])) errs.push(fieldError.immutable(FieldPath.of('type'), o['type']));
     return errs;
   },
-  prepareForCreate(o) {
-    // stringData is write-only: merged into data (base64), as the API server does.
-    const sd = rec(o['stringData']);
-    if (Object.keys(sd).length > 0) {
-      const data = rec(o['data']);
-      for (const [k, v] of Object.entries(sd)) data[k] = Buffer.from(str(v)).toString('base64');
-      o['data'] = data;
-    }
-    delete o['stringData'];
-  },
+  prepareForCreate: mergeStringData,
+  prepareForUpdate: mergeStringData,
   selectableFields: (o) => ({ type: str(o['type']) }),
   columns: withName([
     { name: 'Type', type: 'string', description: 'Used to facilitate programmatic handling of secret data.', priority: 0, cell: (o) => str(o['type']) },
