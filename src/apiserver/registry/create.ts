@@ -73,12 +73,13 @@ export async function createObject(store: GenericStore, scope: WriteScope, obj: 
     const hk = store.historyKey(namespace, name);
     const companion = scope.dryRun ? [] : [await store.history.companion(hk, name, store.historyEntry(scope, 'CREATE', '', true))];
     try {
-      return await store.storage.create(store.key(namespace, name), managed, {
+      const stored = await store.storage.create(store.key(namespace, name), store.toStored(managed), {
         dryRun: scope.dryRun,
         guards,
         companions: companion,
         ...(store.strategy.ttl ? { ttlSeconds: store.ctx.eventTtlSeconds } : {}),
       });
+      return store.present(stored);
     } catch (e) {
       if (e instanceof StorageError && e.code === 'AlreadyExists' && typeof obj.metadata['generateName'] === 'string' && obj.metadata['generateName'] !== '') {
         throw new StatusError(statuses.generateNameConflict(store.groupResource, name, 1));

@@ -90,14 +90,14 @@ export async function deleteObject(store: GenericStore, scope: WriteScope, names
       return out;
     },
   );
-  if (!gone) return { object: result.object, gone: false };
+  if (!gone) return { object: store.present(result.object), gone: false };
   const deleted = await store.storage.delete(key, {
     dryRun: scope.dryRun,
     guards,
     preconditions: { ...opts.preconditions, ...(result.object.metadata.uid ? { uid: result.object.metadata.uid } : {}) },
     companions: scope.dryRun ? [] : [store.history.deletion(hk)],
   });
-  return { object: deleted, gone: true };
+  return { object: store.present(deleted), gone: true };
 }
 
 function successStatus(store: GenericStore, obj: StoredObject): Record<string, unknown> {

@@ -128,6 +128,16 @@ export class GenericStore implements ResourceHandler {
     }
   }
 
+  /** An object from the store as this kind's API shows it. */
+  present(o: StoredObject): StoredObject {
+    return this.strategy.convert && o.kind !== 'Status' ? this.strategy.convert.fromStored(o) : o;
+  }
+
+  /** An object of this kind's API as the store keeps it. */
+  toStored(o: StoredObject): StoredObject {
+    return this.strategy.convert ? this.strategy.convert.toStored(o) : o;
+  }
+
   /** The representation the client asked for; throws 406 when none is acceptable. */
   representation(req: ApiRequest): string {
     const ct = req.negotiate(OFFERS);
@@ -169,7 +179,7 @@ export class GenericStore implements ResourceHandler {
     const { namespace, name } = req.info;
     const rv = req.query.get('resourceVersion') ?? '';
     const obj = await this.storage.get(this.key(namespace, name), rv === '' ? {} : { resourceVersion: rv });
-    this.reply(req, res, 200, obj);
+    this.reply(req, res, 200, this.present(obj));
   }
 
   listPrefix(namespace: string): string {
@@ -195,13 +205,14 @@ export class GenericStore implements ResourceHandler {
       ...(cont !== '' ? { continue: cont } : {}),
       predicate,
     });
+    const items = result.items.map((o) => this.present(o));
     const meta: Record<string, unknown> = {
       resourceVersion: result.resourceVersion,
       ...(result.continue ? { continue: result.continue } : {}),
       ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
     };
     if (this.isTable(ct)) {
-      res.object(200, this.tableOf(req, ct, result.items, meta), ct);
+      res.object(200, this.tableOf(req, ct, items, meta), ct);
       return;
     }
     const body = {
@@ -209,7 +220,7 @@ export class GenericStore implements ResourceHandler {
       apiVersion: apiVersionOf(this.gvk),
       metadata: meta,
       // Typed lists carry no kind and apiVersion on their items.
-      items: result.items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest),
+      items: items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest),
     };
     if (ct === 'application/yaml') res.object(200, toYaml(body), ct);
     else res.object(200, body);
@@ -237,10 +248,9 @@ export class GenericStore implements ResourceHandler {
     stream.signal.addEventListener('abort', stop, { once: true });
     try {
       for await (const ev of w) {
-        const object =
-          table && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')
-            ? this.tableOf(req, ct, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion ?? '' })
-            : ev.object;
+        const isObject = ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED';
+        const shown = isObject ? this.present(ev.object) : ev.object;
+        const object = table && isObject ? this.tableOf(req, ct, [shown], { resourceVersion: shown.metadata.resourceVersion ?? '' }) : shown;
         await stream.send({ type: ev.type, object });
         if (ev.type === 'ERROR') break;
       }

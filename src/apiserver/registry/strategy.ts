@@ -42,6 +42,11 @@ export interface Strategy {
    */
   gracefulDelete?(obj: StoredObject, gracePeriodSeconds: number | undefined, now: string): MutableObject | undefined;
   readonly columns?: readonly TableColumn[];
+  /**
+   * When the kind is stored in another version's shape (events.k8s.io/v1 Events are stored as core/v1
+   * Events, as Kubernetes stores them): the conversions both ways. Everything else sees the API shape.
+   */
+  readonly convert?: { toStored(obj: StoredObject): StoredObject; fromStored(obj: StoredObject): StoredObject };
 }
 
 export function deepCopy<T>(v: T): T {

@@ -88,9 +88,10 @@ export async function updateObject(
     const result = await store.storage.guaranteedUpdate(
       key,
       { allowCreate: opts.allowCreate, dryRun: scope.dryRun, guards, companions, ...(store.strategy.ttl ? { ttlSeconds: store.ctx.eventTtlSeconds } : {}) },
-      async (current) => {
+      async (stored) => {
         scope.records.length = 0;
         fromRv = '';
+        const current = stored === undefined ? undefined : store.present(stored);
         const built = build(current);
         if (built === undefined) throw new StatusError(statuses.notFound(store.groupResource, name));
         if ('create' in built) {
@@ -99,7 +100,7 @@ export async function updateObject(
           if (obj.metadata.name !== name) throw new StatusError(statuses.badRequest('the name of the object does not match the name on the URL'));
           const admitted = await admitAndValidate(store, scope, 'CREATE', obj, undefined);
           await checkNamespace(store, namespace, name);
-          return withHistory(opts.apply ? admitted : (store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, opts.manager) as StoredObject), 'CREATE');
+          return withHistory(store.toStored(opts.apply ? admitted : (store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, opts.manager) as StoredObject)), 'CREATE');
         }
         if (current === undefined) throw new StatusError(statuses.notFound(store.groupResource, name));
         fromRv = current.metadata.resourceVersion ?? '';
@@ -113,8 +114,9 @@ export async function updateObject(
         const reset = resetForEndpoint(store, scope.subresource, next, current);
         const admitted = await admitAndValidate(store, scope, 'UPDATE', reset, current);
         const managed = opts.apply ? admitted : (store.fieldManager(scope.subresource).update(current as JSONObject, admitted as JSONObject, opts.manager) as StoredObject);
-        if (comparable(managed) === comparable(current)) return NO_CHANGE;
-        return withHistory(managed, 'UPDATE');
+        const toStore = store.toStored(managed);
+        if (stored !== undefined && comparable(toStore) === comparable(stored)) return NO_CHANGE;
+        return withHistory(toStore, 'UPDATE');
       },
     );
     // Finalizers all gone from an object being deleted (and no grace left): the update completes the delete.
@@ -123,12 +125,12 @@ export async function updateObject(
     if (m['deletionTimestamp'] && (!Array.isArray(fin) || fin.length === 0) && !m['deletionGracePeriodSeconds'] && !scope.dryRun && !result.created) {
       try {
         const gone = await store.storage.delete(key, { preconditions: { uid: m.uid ?? '' }, companions: [store.history.deletion(store.historyKey(namespace, name))] });
-        return { object: gone, created: false, warnings };
+        return { object: store.present(gone), created: false, warnings };
       } catch (e) {
         if (!(e instanceof StorageError && e.code === 'NotFound')) throw e;
       }
     }
-    return { ...result, warnings };
+    return { object: store.present(result.object), created: result.created, warnings };
   } catch (e) {
     const err = asStatusError(e);
     await store.recordRefusal(scope, 'UPDATE', namespace, name, err);

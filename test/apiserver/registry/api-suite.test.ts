@@ -304,4 +304,30 @@ describe.each(STORE_KINDS)('registry API on %s', (kind) => {
     expect(json(deposed)).toMatchObject({ reason: 'Conflict', message: expect.stringContaining(`lease ${ns}/l is held by "me" (transitions 2), not by the caller "me" (transitions 1)`) });
     expect((await s.call('GET', `/api/v1/namespaces/${ns}/configmaps/b`)).status).toBe(404);
   });
+
+  it('serves the same Events as core/v1 and events.k8s.io/v1', async () => {
+    const ns = await namespace();
+    const now = new Date().toISOString().replace(/\.\d+Z$/, '.000000Z');
+    const made = await s.call('POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, {
+      metadata: { name: 'e1' },
+      eventTime: now,
+      reportingController: 'setpoint.io/scheduler',
+      reportingInstance: 'sched-1',
+      action: 'Scheduling',
+      reason: 'FailedScheduling',
+      type: 'Warning',
+      note: '0/3 nodes are available: 3 Insufficient cpu.',
+      regarding: { kind: 'Pod', namespace: ns, name: 'p' },
+    });
+    expect(made.status, made.body).toBe(201);
+    expect(json<Obj>(made)).toMatchObject({ apiVersion: 'events.k8s.io/v1', note: '0/3 nodes are available: 3 Insufficient cpu.', regarding: { name: 'p' } });
+    const core = json<Obj>(await s.call('GET', `/api/v1/namespaces/${ns}/events/e1`));
+    expect(core).toMatchObject({ apiVersion: 'v1', kind: 'Event', message: '0/3 nodes are available: 3 Insufficient cpu.', involvedObject: { kind: 'Pod', name: 'p' }, reportingComponent: 'setpoint.io/scheduler' });
+    const selected = json<Obj>(await s.call('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3Dp`));
+    expect(selected.items.map((e: Obj) => e.metadata.name)).toEqual(['e1']);
+    const missing = await s.call('POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, { metadata: { name: 'e2' }, regarding: { kind: 'Pod', name: 'p' } });
+    expect(missing.status).toBe(422);
+    await s.call('POST', `/api/v1/namespaces/${ns}/events`, { metadata: { name: 'e3' }, involvedObject: { kind: 'Pod', name: 'q', namespace: ns }, message: 'hi', source: { component: 'agent' } });
+    expect(json<Obj>(await s.call('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events/e3`))).toMatchObject({ note: 'hi', regarding: { name: 'q' }, reportingController: 'agent', deprecatedSource: { component: 'agent' } });
+  });
 });

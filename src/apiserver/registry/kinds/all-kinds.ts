@@ -3,6 +3,7 @@ import type { Strategy } from '../strategy.js';
 import { mutatingWebhookStrategy, priorityClassStrategy, validatingWebhookStrategy } from './cluster-config.js';
 import { configMapStrategy, secretStrategy, serviceAccountStrategy } from './config-map.js';
 import { eventStrategy } from './event.js';
+import { eventsV1Strategy } from './events-v1.js';
 import { leaseStrategy } from './lease.js';
 import { namespaceStrategy } from './namespace.js';
 import { nodeStrategy } from './node.js';
@@ -19,6 +20,7 @@ export const ALL_STRATEGIES: readonly Strategy[] = [
   serviceAccountStrategy,
   deploymentStrategy,
   replicaSetStrategy,
+  eventsV1Strategy,
   mutatingWebhookStrategy,
   validatingWebhookStrategy,
   leaseStrategy,
