@@ -2,7 +2,7 @@
 // apierrors builds them: 422 Invalid with one cause per field error, 409 apply conflicts with a
 // FieldManagerConflict cause per field, and any ApiError as its own reason and code.
 
-import { aggregateMessage, errorBody, goQuote } from './field-errors.js';
+import { errorBody, goQuote } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
 import type { ApiError } from './api-error.js';
 
@@ -46,19 +46,32 @@ function failure(code: number, reason: string, message: string, details?: Status
 }
 
 /**
- * 422 Invalid (apierrors.NewInvalid): `Pod "x" is invalid: spec.containers[0].image: Required value`,
- * several errors in brackets, and a cause {reason, message, field} for each; kubectl prints the causes.
+ * 422 Invalid (apierrors.NewInvalid) from causes already rendered ({reason, message, field}): the message is
+ * `Pod "x" is invalid: <field: message>` (several in brackets, duplicates dropped), one cause each. The one
+ * Invalid builder: invalidStatus (field errors) and the API server's statuses.invalid both come here.
  */
-export function invalidStatus(gk: GroupKind, name: string, errors: readonly FieldError[]): Status {
-  const agg = aggregateMessage(errors);
+export function invalidStatusOfCauses(gk: GroupKind, name: string, causes: readonly { readonly reason: string; readonly message: string; readonly field: string }[]): Status {
+  const seen = new Set<string>();
+  for (const c of causes) seen.add(`${c.field}: ${c.message}`);
+  const all = [...seen];
+  const agg = all.length === 0 ? undefined : all.length === 1 ? all[0] : `[${all.join(', ')}]`;
   const what = `${groupKindString(gk)} ${goQuote(name)} is invalid`;
   const details: StatusDetails = {
     name,
     ...(gk.group === '' ? {} : { group: gk.group }),
     kind: gk.kind,
-    causes: errors.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field })),
+    ...(causes.length > 0 ? { causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })) } : {}),
   };
   return failure(422, 'Invalid', agg === undefined ? what : `${what}: ${agg}`, details);
+}
+
+/** invalidStatusOfCauses for field errors, each rendered as Kubernetes' ErrorBody. */
+export function invalidStatus(gk: GroupKind, name: string, errors: readonly FieldError[]): Status {
+  return invalidStatusOfCauses(
+    gk,
+    name,
+    errors.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field })),
+  );
 }
 
 /** 400 BadRequest with the message as given (apierrors.NewBadRequest). */

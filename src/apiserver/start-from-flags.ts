@@ -9,12 +9,19 @@ import { loadTokenFile } from './authn/token-file.js';
 import { etcdHealthCheck } from './etcd-health.js';
 import { prepareCertDir } from './pki/cert-dir.js';
 import { servingSans } from './pki/serving-sans.js';
+import { EtcdClient } from '../etcd-client/etcd-client.js';
+import type { AdmissionChain } from './admission/interface.js';
+import { KUBERNETES_GIT_VERSION } from './endpoints/version.js';
+import { ApiRegistry } from './registry/api-registry.js';
 import { ResourceRegistry } from './resource-registry.js';
+import { Compactor } from './storage/etcd3/compactor.js';
 
 export interface StartOptions {
   readonly log: Logger;
-  /** Default: an empty registry (the shell with no kinds). */
+  /** Default: every kind (src/apiserver/registry) on the store --etcd-servers names. */
   readonly registry?: ResourceRegistry;
+  /** The admission chain for the default registry (default: none). */
+  readonly admission?: AdmissionChain;
   /** Default: etcd's /health on --etcd-servers. */
   readonly storeCheck?: () => Promise<void>;
   readonly deps?: Partial<Omit<ApiServerDeps, 'registry' | 'storeCheck' | 'log'>>;
@@ -44,7 +51,54 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
       { ...(flags.etcd.caFile ? { caFile: flags.etcd.caFile } : {}), ...(flags.etcd.certFile ? { certFile: flags.etcd.certFile } : {}), ...(flags.etcd.keyFile ? { keyFile: flags.etcd.keyFile } : {}) },
       flags.etcd.healthcheckTimeoutMs,
     );
-  return startApiServer(
+  let registry = opts.registry;
+  let api: ApiRegistry | undefined;
+  let client: EtcdClient | undefined;
+  let compactor: Compactor | undefined;
+  const deps = { ...opts.deps };
+  if (registry === undefined) {
+    const tls = {
+      ...(flags.etcd.caFile ? { caFile: flags.etcd.caFile } : {}),
+      ...(flags.etcd.certFile ? { certFile: flags.etcd.certFile } : {}),
+      ...(flags.etcd.keyFile ? { keyFile: flags.etcd.keyFile } : {}),
+    };
+    client = new EtcdClient({ endpoints: flags.etcd.servers, ...(Object.keys(tls).length > 0 ? { tls } : {}), logger: log });
+    api = new ApiRegistry({ client, etcdPrefix: flags.etcd.prefix, eventTtlSeconds: flags.eventTtlSeconds, log, ...(opts.admission ? { admission: opts.admission } : {}) });
+    registry = api.registry;
+    compactor = new Compactor(client, { intervalMs: flags.etcd.compactionIntervalMs, logger: log });
+    compactor.start();
+    // The store may come up after the API server: readiness waits for the namespaces as for the caches,
+    // retrying in the background so a /readyz never waits on the store.
+    const made = api;
+    let namespacesMade = false;
+    let attempt: Promise<void> | undefined;
+    const makeNamespaces = (): void => {
+      attempt ??= made.ensureSystemNamespaces().then(
+        () => {
+          namespacesMade = true;
+        },
+        (e: unknown) => {
+          attempt = undefined;
+          log.warn({ err: (e as Error).message }, 'making the system namespaces failed; retrying on /readyz');
+        },
+      );
+    };
+    makeNamespaces();
+    deps.openapi = deps.openapi ?? api.openapi(KUBERNETES_GIT_VERSION);
+    deps.readyChecks = [
+      ...(deps.readyChecks ?? []),
+      made.readyCheck(),
+      {
+        name: 'system-namespaces',
+        check: async () => {
+          if (namespacesMade) return;
+          makeNamespaces();
+          throw new Error('the system namespaces are not made yet');
+        },
+      },
+    ];
+  }
+  const running = await startApiServer(
     {
       bindAddress: flags.bindAddress,
       securePort: flags.securePort,
@@ -62,6 +116,21 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
       http2MaxStreamsPerConnection: flags.http2MaxStreamsPerConnection,
       etcdHealthcheckTimeoutMs: flags.etcd.healthcheckTimeoutMs,
     },
-    { ...opts.deps, registry: opts.registry ?? new ResourceRegistry(), storeCheck, log },
+    { ...deps, registry: registry ?? new ResourceRegistry(), storeCheck, log },
   );
+  if (api === undefined) return running;
+  api.startStorageObjects(running.metrics);
+  const made = api;
+  return {
+    ...running,
+    port: running.port,
+    url: running.url,
+    metrics: running.metrics,
+    async stop(graceMs?: number): Promise<void> {
+      await running.stop(graceMs);
+      await compactor?.stop();
+      await made.close();
+      client?.close();
+    },
+  };
 }

@@ -2,6 +2,7 @@
 // the same codes, reasons, messages and details, because clients match on them (kubectl prints
 // `Error from server (<reason>): <message>`, client-go retries on reasons, 422 causes become field lines).
 // The JSON key order is Go's struct order, so a body reads exactly as kube-apiserver's.
+import { invalidStatusOfCauses } from '../api/status.js';
 
 /** metav1.StatusReason values the API server uses; '' is StatusReasonUnknown (omitted from the JSON). */
 export type StatusReason =
@@ -154,25 +155,8 @@ export const statuses = {
    * 422 `Pod "x" is invalid: <field: message>` (or `[a, b]` for several, duplicates dropped), one cause per
    * field error; `details.kind` is the kind. kubectl prints the causes, not the message.
    */
-  invalid: (kind: GroupKind, name: string, causes: readonly { readonly type: string; readonly field: string; readonly message: string }[]): Status => {
-    const seen = new Set<string>();
-    const msgs: string[] = [];
-    for (const c of causes) {
-      const m = `${c.field}: ${c.message}`;
-      if (!seen.has(m)) {
-        seen.add(m);
-        msgs.push(m);
-      }
-    }
-    const head = `${groupKindString(kind)} ${q(name)} is invalid`;
-    const message = msgs.length === 0 ? head : msgs.length === 1 ? `${head}: ${msgs[0]}` : `${head}: [${msgs.join(', ')}]`;
-    return makeStatus(422, 'Invalid', message, {
-      name,
-      group: kind.group,
-      kind: kind.kind,
-      causes: causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })),
-    });
-  },
+  invalid: (kind: GroupKind, name: string, causes: readonly { readonly type: string; readonly field: string; readonly message: string }[]): Status =>
+    invalidStatusOfCauses(kind, name, causes.map((c) => ({ reason: c.type, message: c.message, field: c.field }))) as Status,
 
   /** 400 with the message as given. */
   badRequest: (message: string): Status => makeStatus(400, 'BadRequest', message),

@@ -90,7 +90,7 @@ describe('setpoint apiserver', () => {
       expect(statSync(join(dir, 'pki', 'ca.key')).mode & 0o777).toBe(0o600);
       expect(proc.output()).toContain('made a cluster CA');
       await waitFor(async () => (await get(port, '/readyz', ca)).status === 200, '/readyz to pass', 30_000);
-      expect((await get(port, '/readyz?verbose', ca)).body).toBe('[+]ping ok\n[+]etcd ok\n[+]shutdown ok\nreadyz check passed\n');
+      expect((await get(port, '/readyz?verbose', ca)).body).toBe('[+]ping ok\n[+]etcd ok\n[+]watch-cache ok\n[+]system-namespaces ok\n[+]shutdown ok\nreadyz check passed\n');
       expect(JSON.parse((await get(port, '/version', ca)).body)).toMatchObject({ minor: '32' });
       // The generated CA authenticates clients: an admin certificate from it reads discovery.
       const admin = await issueClientCert({ certPem: ca, keyPem: caKey }, { user: 'admin', groups: ['system:masters'] });
@@ -115,7 +115,7 @@ describe('setpoint apiserver', () => {
       const ca = readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8');
       const r = await get(port, '/readyz', ca);
       expect(r.status).toBe(500);
-      expect(r.body).toBe('[+]ping ok\n[-]etcd failed: reason withheld\n[+]shutdown ok\nreadyz check failed\n');
+      expect(r.body).toBe('[+]ping ok\n[-]etcd failed: reason withheld\n[-]watch-cache failed: reason withheld\n[-]system-namespaces failed: reason withheld\n[+]shutdown ok\nreadyz check failed\n');
       expect((await get(port, '/livez/ping', ca)).status).toBe(200);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);

@@ -53,6 +53,10 @@ export interface WriteOptions {
   /** dryRun=All: run every check and return what would be stored, store nothing. */
   readonly dryRun?: boolean;
   readonly guards?: readonly Guard[];
+  /**
+   * Read when the Txn is sent (after guaranteedUpdate's tryUpdate), so a caller may pass an array that its
+   * tryUpdate fills with what depends on the attempt (the registry's history entry).
+   */
   readonly companions?: readonly Companion[];
 }
 
