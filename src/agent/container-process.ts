@@ -16,7 +16,10 @@ import type { LogRotation } from './log-files.js';
 import { logFile } from './log-files.js';
 import { isSameProcess, killGroup, processStartTime } from './proc-stat.js';
 
-const WRAPPER = 'trap : TERM INT HUP; "$@"; rc=$?; echo $rc > "$0.tmp" && mv "$0.tmp" "$0"; exit $rc';
+// $0 is the exit file, $1 the container's cgroup ('' for none), the rest the command.
+const WRAPPER =
+  'cg=$1; shift; if [ -n "$cg" ]; then echo $$ > "$cg/cgroup.procs" || exit 125; fi; ' +
+  'trap : TERM INT HUP; "$@"; rc=$?; echo $rc > "$0.tmp" && mv "$0.tmp" "$0"; exit $rc';
 const ADOPTED_POLL_MS = 200;
 const OUTPUT_DRAIN_MS = 1000;
 
@@ -46,7 +49,9 @@ export interface StartOptions {
   readonly container: string;
   readonly restart: number;
   readonly rotation: LogRotation;
-  readonly onSpawn?: (child: ChildProcess) => void;
+  /** The cgroup to run in (see cgroups.ts), if limits are enforced. */
+  readonly cgroup?: string | undefined;
+  readonly onSpawn?: ((child: ChildProcess) => void) | undefined;
 }
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
@@ -135,17 +140,12 @@ export class ContainerProcess {
     // The child gets the FIFOs read-write (it never sees EPIPE); our read ends are opened non-blocking first.
     const wOut = openSync(fifos[0], constants.O_RDWR);
     const wErr = openSync(fifos[1], constants.O_RDWR);
-    let child: ChildProcess;
-    try {
-      child = spawn('/bin/sh', ['-c', WRAPPER, exitFile, ...o.argv], {
-        env: o.env,
-        cwd: o.cwd,
-        detached: true,
-        stdio: ['ignore', wOut, wErr],
-      });
-    } finally {
-      // Closed only after the reader below is open, so the FIFO never sees "no writer" before the child.
-    }
+    const child = spawn('/bin/sh', ['-c', WRAPPER, exitFile, o.cgroup ?? '', ...o.argv], {
+      env: o.env,
+      cwd: o.cwd,
+      detached: true,
+      stdio: ['ignore', wOut, wErr],
+    });
     const pid = child.pid;
     if (pid === undefined) {
       closeSync(wOut);
