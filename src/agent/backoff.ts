@@ -64,11 +64,13 @@ export class Backoff {
   }
 }
 
-/** `5m0s`, `10s`, `1m20s`: Go's time.Duration rounding to seconds, as kubelet prints back-off delays. */
+/** Go's time.Duration form (`300ms`, `10s`, `1.5s`, `5m0s`), as kubelet prints back-off delays. */
 export function goDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  const secs = (x: number): string => `${Number(x.toFixed(3))}s`;
+  if (s < 60) return secs(s);
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${s % 60}s`;
-  return `${Math.floor(m / 60)}h${m % 60}m${s % 60}s`;
+  if (m < 60) return `${m}m${secs(s - m * 60)}`;
+  return `${Math.floor(m / 60)}h${m % 60}m${secs(s - m * 60)}`;
 }

@@ -27,7 +27,7 @@ function mountPoint(): string | undefined {
 export function detectCgroups(): CgroupSupport {
   const mp = mountPoint();
   if (!mp) return { memory: false, cpu: false, reason: 'cgroup v2 is not mounted' };
-  let own = '';
+  let own: string;
   try {
     const line = readFileSync('/proc/self/cgroup', 'utf8')
       .split('\n')

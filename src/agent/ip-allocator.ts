@@ -33,11 +33,20 @@ export class IPAllocator {
   private readonly used = new Set<number>();
   private next = FIRST;
 
-  /** `file` holds the allocations; `size` narrows the range (tests use it to reach exhaustion). */
+  private readonly first: number;
+  private readonly size: number;
+
+  /**
+   * `file` holds the allocations. `range` confines them to a block of the /16 (offset from 127.1.0.1 and
+   * a size): agents sharing one host (`setpoint up`) each take their own block, as nodes take podCIDRs.
+   */
   constructor(
     private readonly file: string,
-    private readonly size = LAST - FIRST + 1,
+    range: { readonly offset: number; readonly size: number } = { offset: 0, size: LAST - FIRST + 1 },
   ) {
+    this.first = FIRST + Math.max(0, Math.min(range.offset, LAST - FIRST));
+    this.size = Math.max(1, Math.min(range.size, LAST - this.first + 1));
+    this.next = this.first;
     if (!existsSync(file)) return;
     let parsed: unknown;
     try {
@@ -46,7 +55,7 @@ export class IPAllocator {
       throw new AgentError('AGENT_BAD_STATE_FILE', `cannot read the address allocations in ${file}: ${(err as Error).message}`);
     }
     const p = parsed as Partial<Persisted>;
-    if (typeof p.next === 'number') this.next = p.next;
+    if (typeof p.next === 'number' && p.next >= this.first && p.next < this.first + this.size) this.next = p.next;
     for (const [owner, ip] of Object.entries(p.byOwner ?? {})) {
       const n = typeof ip === 'string' ? fromIP(ip) : undefined;
       if (n === undefined) continue; // a foreign line is dropped rather than trusted
@@ -60,15 +69,15 @@ export class IPAllocator {
     const have = this.byOwner.get(owner);
     if (have !== undefined) return toIP(have);
     for (let i = 0; i < this.size; i++) {
-      const n = FIRST + ((this.next - FIRST + i) % this.size);
+      const n = this.first + ((this.next - this.first + i) % this.size);
       if (this.used.has(n)) continue;
       this.used.add(n);
       this.byOwner.set(owner, n);
-      this.next = FIRST + ((n - FIRST + 1) % this.size);
+      this.next = this.first + ((n - this.first + 1) % this.size);
       this.save();
       return toIP(n);
     }
-    throw new AgentError('AGENT_IP_EXHAUSTED', `no free pod address in 127.1.0.0/16 (${this.used.size} in use)`);
+    throw new AgentError('AGENT_IP_EXHAUSTED', `no free pod address in ${toIP(this.first)}-${toIP(this.first + this.size - 1)} (${this.used.size} in use)`);
   }
 
   release(owner: string): void {

@@ -36,8 +36,8 @@ export interface RuntimeOptions {
   /** Also link volumes at their real mountPath where possible (default off; see volumes.ts). */
   readonly hostMountPaths?: boolean;
   readonly log?: Logger;
-  /** Narrows the pod address range (tests); the whole of 127.1.0.0/16 by default. */
-  readonly addressRangeSize?: number;
+  /** This agent's block of 127.1.0.0/16 (offset, size); the whole of it by default. */
+  readonly addressRange?: { readonly offset: number; readonly size: number };
   /** Defaults to what the host offers (detectCgroups). */
   readonly cgroups?: CgroupSupport;
   /** Called with each container process the runtime spawns (tests register them with their reaper). */
@@ -61,7 +61,7 @@ export class PodRuntime extends EventEmitter<RuntimeEvents> {
   constructor(private readonly opts: RuntimeOptions) {
     super();
     mkdirSync(join(opts.root, 'pods'), { recursive: true });
-    this.ips = new IPAllocator(join(opts.root, 'pod-addresses.json'), opts.addressRangeSize);
+    this.ips = new IPAllocator(join(opts.root, 'pod-addresses.json'), opts.addressRange);
     this.backoff = new Backoff(opts.backoff ?? KUBELET_BACKOFF);
     this.log = opts.log ?? pino({ level: 'silent' });
     this.cgroups = opts.cgroups ?? detectCgroups();

@@ -5,6 +5,7 @@
 // computed from the containers' state, never stored separately.
 import { existsSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { Quantity } from '../api/quantity.js';
 import type { Backoff } from './backoff.js';
@@ -46,7 +47,7 @@ export interface PodWorkerDeps {
   readonly baseEnv: Record<string, string>;
   readonly onStatus: () => void;
   readonly onEvent: (e: PodEvent) => void;
-  readonly onSpawn?: ((child: import('node:child_process').ChildProcess) => void) | undefined;
+  readonly onSpawn?: ((child: ChildProcess) => void) | undefined;
 }
 
 interface Slot {
@@ -62,6 +63,8 @@ interface Slot {
   prevTerminated?: ContainerStateTerminated | undefined;
   /** Why it is not running when that is not a termination: a config error, CrashLoopBackOff, … */
   waiting?: ContainerStateWaiting | undefined;
+  /** The last run's finish in ms (status times are whole seconds; back-off needs better). */
+  finishedMs?: number | undefined;
   /** Set while the agent is stopping it, so an exit is not taken for a crash that needs a restart now. */
   stopping: boolean;
   env?: Record<string, string> | undefined;
@@ -230,7 +233,7 @@ export class PodWorker {
     const key = this.key(slot);
     const now = Date.now();
     if (slot.runs > 0) {
-      const finishedAt = slot.lastTerminated?.finishedAt ? Date.parse(slot.lastTerminated.finishedAt) : now;
+      const finishedAt = slot.finishedMs ?? (slot.lastTerminated?.finishedAt ? Date.parse(slot.lastTerminated.finishedAt) : now);
       const remaining = this.deps.backoff.remaining(key, finishedAt, now);
       if (remaining > 0) {
         const delay = this.deps.backoff.delay(key) ?? remaining;
@@ -383,6 +386,7 @@ export class PodWorker {
   private terminatedRun(slot: Slot, t: ContainerStateTerminated): void {
     slot.prevTerminated = slot.lastTerminated;
     slot.lastTerminated = t;
+    slot.finishedMs = Date.now();
     slot.waiting = undefined;
   }
 
