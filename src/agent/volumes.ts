@@ -42,7 +42,7 @@ function safeRelative(p: string): string | undefined {
   return n;
 }
 
-function writeFiles(dir: string, volume: string, files: Map<string, { data: Buffer; mode: number }>): void {
+function writeFiles(dir: string, files: Map<string, { data: Buffer; mode: number }>): void {
   mkdirSync(dir, { recursive: true });
   for (const [rel, f] of files) {
     const path = join(dir, rel);
@@ -52,7 +52,6 @@ function writeFiles(dir: string, volume: string, files: Map<string, { data: Buff
     chmodSync(tmp, f.mode); // writeFileSync's mode is masked by the umask
     renameSync(tmp, path);
   }
-  void volume;
 }
 
 function projectKeys(
@@ -103,7 +102,7 @@ export async function materializeVolumes(pod: Pod, podDir: string, inputs: PodIn
         }
         throw new VolumeError(v.name, `configmap "${name}" not found`);
       }
-      writeFiles(dir, v.name, projectKeys(v.name, configMapBytes(cm), v.configMap.items, v.configMap.defaultMode ?? DEFAULT_MODE, 'configmap', v.configMap.optional ?? false));
+      writeFiles(dir, projectKeys(v.name, configMapBytes(cm), v.configMap.items, v.configMap.defaultMode ?? DEFAULT_MODE, 'configmap', v.configMap.optional ?? false));
     } else if (v.secret) {
       const name = v.secret.secretName ?? '';
       const s = await inputs.secret(ns, name);
@@ -114,7 +113,7 @@ export async function materializeVolumes(pod: Pod, podDir: string, inputs: PodIn
         }
         throw new VolumeError(v.name, `secret "${name}" not found`);
       }
-      writeFiles(dir, v.name, projectKeys(v.name, secretBytes(s), v.secret.items, v.secret.defaultMode ?? DEFAULT_MODE, 'secret', v.secret.optional ?? false));
+      writeFiles(dir, projectKeys(v.name, secretBytes(s), v.secret.items, v.secret.defaultMode ?? DEFAULT_MODE, 'secret', v.secret.optional ?? false));
     } else if (v.downwardAPI) {
       const files = new Map<string, { data: Buffer; mode: number }>();
       for (const it of v.downwardAPI.items ?? []) {
@@ -129,7 +128,7 @@ export async function materializeVolumes(pod: Pod, podDir: string, inputs: PodIn
         }
         files.set(rel, { data: Buffer.from(value), mode: it.mode ?? v.downwardAPI.defaultMode ?? DEFAULT_MODE });
       }
-      writeFiles(dir, v.name, files);
+      writeFiles(dir, files);
     } else {
       // emptyDir, and any kind this agent does not know, is an empty directory.
       mkdirSync(dir, { recursive: true });
