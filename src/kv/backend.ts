@@ -201,9 +201,30 @@ export class Backend {
     return this.pending.size + this.appended.keys.length;
   }
 
+  private held: Promise<void> | undefined;
+
+  /**
+   * Holds flushes until the returned release is called: a write transaction applied in slices over several
+   * turns of the event loop buffers its records meanwhile, and a flush in between would put half of its
+   * revision on disk beside the old consistent index, which a restart would read as applied. One hold at a
+   * time (writes are serialized).
+   */
+  hold(): () => void {
+    if (this.held) throw new KvStoreError('KV_INTERNAL', 'backend: a hold is already active');
+    let release!: () => void;
+    this.held = new Promise<void>((r) => {
+      release = r;
+    });
+    return () => {
+      this.held = undefined;
+      release();
+    };
+  }
+
   /** Writes the buffered changes as one atomic batch. Concurrent callers share one write. */
   async flush(sync = false): Promise<void> {
-    while (this.flushing) await this.flushing;
+    // A write applied over several turns (hold()) is written whole or not at all: never half of it.
+    while (this.flushing || this.held) await (this.flushing ?? this.held);
     if (this.pending.size === 0 && this.appended.keys.length === 0) return;
     const batch = this.pending;
     const appended = this.appended;

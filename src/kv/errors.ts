@@ -73,7 +73,7 @@ export function etcdError(code: EtcdErrorCode): EtcdError {
 }
 
 /** Errors about the store's data directory (not etcd wire errors). */
-export type KvStoreErrorCode = 'KV_FOREIGN_DIR' | 'KV_CORRUPT' | 'KV_VERSION' | 'KV_CLOSED';
+export type KvStoreErrorCode = 'KV_FOREIGN_DIR' | 'KV_CORRUPT' | 'KV_VERSION' | 'KV_CLOSED' | 'KV_INTERNAL';
 
 export class KvStoreError extends Error {
   readonly code: KvStoreErrorCode;
