@@ -6,10 +6,12 @@ import type { NodeInfo } from './node-info.js';
 export class Snapshot {
   readonly list: NodeInfo[];
   readonly byName: Map<string, NodeInfo>;
+  private readonly index: Map<string, number>;
 
   constructor(list: NodeInfo[] = []) {
     this.list = list;
     this.byName = new Map(list.map((n) => [n.name, n]));
+    this.index = new Map(list.map((n, i) => [n.name, i]));
   }
 
   get(name: string): NodeInfo | undefined {
@@ -20,13 +22,11 @@ export class Snapshot {
     return this.list.length;
   }
 
-  /** Replaces one node's info (a simulation in preemption, an update from the cache). */
+  /** Replaces a node's info in place (an update from the cache); unknown nodes are ignored. */
   replace(ni: NodeInfo): void {
-    const old = this.byName.get(ni.name);
+    const i = this.index.get(ni.name);
+    if (i === undefined) return;
     this.byName.set(ni.name, ni);
-    if (old !== undefined) {
-      const i = this.list.indexOf(old);
-      if (i >= 0) this.list[i] = ni;
-    }
+    this.list[i] = ni;
   }
 }

@@ -5,7 +5,8 @@
 // selector of what owns it, as Kubernetes' defaulting does.
 
 import { labelSelectorAsSelector } from '../../api/label-selector.js';
-import { newRequirement, Selector } from '../../api/labels-selector.js';
+import type { Selector } from '../../api/labels-selector.js';
+import { newRequirement } from '../../api/labels-selector.js';
 import type { Pod, TopologySpreadConstraint } from '../api-types.js';
 import { labelHostname, labelTopologyZone } from '../api-types.js';
 import type { ClusterEvent } from '../cluster-event.js';
