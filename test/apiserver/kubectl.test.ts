@@ -1,24 +1,15 @@
 // kubectl itself against the shell (the kubectl on this machine, with a kubeconfig holding the cluster CA
 // and a client certificate from it): version, api-resources through aggregated discovery, raw health,
 // and its error lines for what the shell refuses — as kubectl prints them against kube-apiserver.
-import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderKubeconfig } from '../../src/apiserver/pki/kubeconfig.js';
 import { StatusError, statuses } from '../../src/apiserver/status.js';
 import { echoHandler, handlerOf } from './helpers/fixtures.js';
+import { runKubectl, type KubectlResult } from './helpers/kubectl-runner.js';
 import { startTestServer, TOKEN, type TestServer } from './helpers/test-server.js';
 
-const KUBECTL = existsSync('/usr/bin/kubectl') ? '/usr/bin/kubectl' : 'kubectl';
-const run = promisify(execFile);
-
-interface Result {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 describe('kubectl', () => {
   let ts: TestServer;
@@ -48,19 +39,8 @@ describe('kubectl', () => {
   });
 
   /** kubectl with its own HOME and discovery cache, so no run sees another's. Never throws. */
-  async function kubectl(config: string, ...args: string[]): Promise<Result> {
-    const home = join(ts.dir, `home-${n++}`);
-    const argv = ['--kubeconfig', configs[config] ?? '', '--cache-dir', join(home, 'cache'), ...args];
-    try {
-      const p = run(KUBECTL, argv, { env: { ...process.env, HOME: home, KUBECONFIG: '' }, timeout: 60_000 });
-      // With no credentials kubectl would prompt for a user name on a terminal: give it none.
-      p.child.stdin?.end();
-      const r = await p;
-      return { code: 0, stdout: r.stdout, stderr: r.stderr };
-    } catch (e) {
-      const x = e as { code?: number; stdout?: string; stderr?: string };
-      return { code: typeof x.code === 'number' ? x.code : -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-    }
+  async function kubectl(config: string, ...args: string[]): Promise<KubectlResult> {
+    return runKubectl(configs[config] ?? '', join(ts.dir, `home-${n++}`), args);
   }
 
   it('kubectl version shows the server as v1.32.0, with no skew warning', async () => {

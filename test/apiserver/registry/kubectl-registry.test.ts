@@ -1,23 +1,14 @@
 // kubectl against the registry on a real store: the commands users type, with their output asserted as
 // kubectl prints it against kube-apiserver (create, get in every format, apply twice and server-side,
 // the three patch types, label, annotate, scale, delete --wait, describe, explain, error lines).
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
 import { waitFor } from '../../../src/harness/wait.js';
+import { runKubectl, spawnKubectl, type KubectlResult } from '../helpers/kubectl-runner.js';
 import { startRegistryServer, type RegistryServer } from './registry-server.js';
 
-const KUBECTL = existsSync('/usr/bin/kubectl') ? '/usr/bin/kubectl' : 'kubectl';
-const run = promisify(execFile);
-
-interface Result {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 const MANIFEST = `apiVersion: apps/v1
 kind: Deployment
@@ -63,15 +54,8 @@ describe('kubectl on the registry', () => {
     return file;
   }
 
-  async function kubectl(...args: string[]): Promise<Result> {
-    const home = join(s.ts.dir, `home-${n++}`);
-    try {
-      const r = await run(KUBECTL, ['--kubeconfig', config, '--cache-dir', join(home, 'cache'), ...args], { env: { ...process.env, HOME: home, KUBECONFIG: '' }, timeout: 60_000 });
-      return { code: 0, stdout: r.stdout, stderr: r.stderr };
-    } catch (e) {
-      const x = e as { code?: number; stdout?: string; stderr?: string };
-      return { code: typeof x.code === 'number' ? x.code : -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-    }
+  async function kubectl(...args: string[]): Promise<KubectlResult> {
+    return runKubectl(config, join(s.ts.dir, `home-${n++}`), args);
   }
 
   const ok = async (...args: string[]): Promise<string> => {
@@ -137,7 +121,7 @@ describe('kubectl on the registry', () => {
 
   it('watches with get -w, waits for a condition, and lists events', async () => {
     const home = join(s.ts.dir, `home-${n++}`);
-    const w = spawn(KUBECTL, ['--kubeconfig', config, '--cache-dir', join(home, 'cache'), 'get', 'configmaps', '-w', '-o', 'name'], { env: { ...process.env, HOME: home, KUBECONFIG: '' } });
+    const w = spawnKubectl(config, home, ['get', 'configmaps', '-w', '-o', 'name']);
     let seen = '';
     w.stdout.on('data', (c: Buffer) => (seen += c.toString()));
     try {
