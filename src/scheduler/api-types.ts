@@ -3,17 +3,10 @@
 // except through the binding and status subresources.
 
 import type { LabelSelector } from '../api/label-selector.js';
+import type { OwnerReference } from '../client/kube-object.js';
 
 export type Labels = Readonly<Record<string, string>>;
 export type ResourceList = Readonly<Record<string, string | number>>;
-
-export interface OwnerReference {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly controller?: boolean;
-}
 
 export interface ObjectMeta {
   readonly name: string;
