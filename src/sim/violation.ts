@@ -13,6 +13,8 @@ export type ViolationKind =
   | 'hard-state-regression'
   | 'commit-beyond-log'
   | 'linearizable-read'
+  | 'ack-not-durable'
+  | 'ack-wrong-entry'
   | 'liveness'
   | 'convergence'
   | 'core-error';

@@ -10,12 +10,16 @@ import type { KvStore } from '../../kv/kv-store.js';
 import type { Membership } from './membership.js';
 import type { MemberConfig } from './member-config.js';
 import type { PeerTransport } from './transport-api.js';
+import type { MemberClock } from './member-clock.js';
 import { NONE } from '../../raft/types.js';
+import { realClock } from './member-clock.js';
 
 export class MemberCore {
   readonly log: Logger;
   /** etcd's request timeout: 5 s plus twice the election timeout. */
   readonly requestTimeoutMs: number;
+  /** Node's timers in a process; the simulation's virtual time under src/sim/member-loop/. */
+  readonly clock: MemberClock;
   // Set once by Member.start, before anything else runs.
   node!: RawNode;
   storage!: DurableRaftStorage;
@@ -33,6 +37,7 @@ export class MemberCore {
   constructor(readonly cfg: MemberConfig) {
     this.log = cfg.logger.child({ component: 'member', name: cfg.name });
     this.requestTimeoutMs = 5000 + 2 * cfg.electionMs;
+    this.clock = cfg.clock ?? realClock;
   }
 
   get memberDir(): string {
