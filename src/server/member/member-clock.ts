@@ -8,6 +8,8 @@ export type TimerHandle = unknown;
 export interface MemberClock {
   /** Milliseconds on a monotonic clock (only differences mean anything). */
   now(): number;
+  /** Wall-clock milliseconds since the Unix epoch: what tells one start of a member from the next. */
+  epochMs(): number;
   setTimeout(fn: () => void, ms: number): TimerHandle;
   clearTimeout(h: TimerHandle): void;
   /** Runs fn after the current turn of the event loop (Node's setImmediate). */
@@ -16,6 +18,7 @@ export interface MemberClock {
 
 export const realClock: MemberClock = {
   now: () => performance.now(),
+  epochMs: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout | undefined),
   setImmediate: (fn) => void setImmediate(fn),

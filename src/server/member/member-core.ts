@@ -33,11 +33,14 @@ export class MemberCore {
   /** Runs the Ready loop until the core has nothing more to say (Member wires it to the loop). */
   kick: () => void = () => undefined;
   private reqSeq = 0;
+  /** This start's wall-clock time, base 36: the part of request ids that differs from one start to the next. */
+  private readonly startedAt: string;
 
   constructor(readonly cfg: MemberConfig) {
     this.log = cfg.logger.child({ component: 'member', name: cfg.name });
     this.requestTimeoutMs = 5000 + 2 * cfg.electionMs;
     this.clock = cfg.clock ?? realClock;
+    this.startedAt = Math.floor(this.clock.epochMs()).toString(36);
   }
 
   get memberDir(): string {
@@ -48,8 +51,13 @@ export class MemberCore {
     return this.softState.raftState === 'leader';
   }
 
-  /** Request ids are unique per member and never reused while it lives: they key the proposal waiters. */
+  /**
+   * Request ids key the proposal waiters, so they must never repeat, across restarts too (as etcd's
+   * idutil generator: member id, start time, counter). A counter alone started again at 0 after a restart,
+   * and an entry proposed before the crash, committed after it, settled the waiter of a new request that
+   * drew the same id: the client got another request's answer (found by the member-loop simulation).
+   */
   nextReqId(): string {
-    return `${this.memberId.toString(36)}.${(this.reqSeq++).toString(36)}`;
+    return `${this.memberId.toString(36)}.${this.startedAt}.${(this.reqSeq++).toString(36)}`;
   }
 }

@@ -11,6 +11,9 @@ interface Task {
   cancelled: boolean;
 }
 
+/** 2026-01-01T00:00:00Z: where the simulation's wall clock starts. */
+const SIM_EPOCH_MS = 1_767_225_600_000;
+
 /** Lets every queued microtask run: promise chains settle before Node's next immediate. */
 const settleMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -65,6 +68,11 @@ export class SimTimers implements MemberClock {
 
   now(): number {
     return this.sched.now;
+  }
+
+  /** Simulated time from a fixed date: restarts of a member are at least a tick apart, so they differ. */
+  epochMs(): number {
+    return SIM_EPOCH_MS + this.sched.now;
   }
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
