@@ -54,6 +54,9 @@ export interface SeedStats {
   /** Ticks from the heal to the first acknowledged fresh proposal; -1 if the run did not get there. */
   readonly recoverTicks: number;
   readonly convergeTicks: number;
+  /** Member-loop mode: leases granted, and revoked by the leader's expiry sweep through Raft. */
+  readonly leasesGranted?: number;
+  readonly leasesRevoked?: number;
 }
 
 export interface SeedViolation {

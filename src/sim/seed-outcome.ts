@@ -14,6 +14,7 @@ export interface FinishedRun {
   readonly faultCounts: ReadonlyMap<string, number>;
   readonly netCounters: NetCounters;
   readonly trace: Trace;
+  readonly leases?: { readonly granted: number; readonly revoked: number };
   note(text: string): void;
 }
 
@@ -36,6 +37,7 @@ export function seedOutcome(o: SimOptions, run: FinishedRun, error: unknown, rec
     messages: run.netCounters,
     recoverTicks,
     convergeTicks,
+    ...(run.leases !== undefined ? { leasesGranted: run.leases.granted, leasesRevoked: run.leases.revoked } : {}),
   };
   return { options: o, traceHash: run.trace.hash, stats, ...(violation !== undefined ? { violation } : {}) };
 }

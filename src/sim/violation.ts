@@ -15,6 +15,7 @@ export type ViolationKind =
   | 'linearizable-read'
   | 'ack-not-durable'
   | 'ack-wrong-entry'
+  | 'lease-revoked-early'
   | 'liveness'
   | 'convergence'
   | 'core-error';

@@ -43,6 +43,9 @@ describe("the member's loop under simulation", () => {
     const seeds = CLEAN.to - CLEAN.from + 1;
     expect(s.seedsRun).toBe(seeds);
     expectCoverage(s, seeds, FAULT_KINDS);
+    // Leases granted through Raft, and revoked by the leader's own expiry sweep proposing it.
+    expect(s.leasesGranted).toBeGreaterThan(10 * seeds);
+    expect(s.leasesRevoked).toBeGreaterThan(5 * seeds);
   });
 
   it('is deterministic: a seed run twice gives the same trace; different seeds differ', async () => {

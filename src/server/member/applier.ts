@@ -33,12 +33,9 @@ export type ApplyStore = Pick<
   'consistentIndex' | 'currentRev' | 'markApplied' | 'canPutNow' | 'putNow' | 'canTxnNow' | 'txnNow' | 'put' | 'deleteRange' | 'txn' | 'compact' | 'leaseGrant' | 'leaseRevoke' | 'alarms' | 'setAlarms'
 >;
 
-/** The part of the member's shared state the applier reads: MemberCore, or the simulation's member. */
-export type ApplierCore = Pick<MemberCore, 'node' | 'membership' | 'transport' | 'memberId'> & { readonly kv: ApplyStore };
-
 export class Applier {
   constructor(
-    private readonly c: ApplierCore,
+    private readonly c: MemberCore<ApplyStore>,
     private readonly proposals: Proposals,
     private readonly hooks: ApplierHooks,
   ) {}

@@ -14,7 +14,11 @@ import type { MemberClock } from './member-clock.js';
 import { NONE } from '../../raft/types.js';
 import { realClock } from './member-clock.js';
 
-export class MemberCore {
+/**
+ * `K` is the key-value store's type: a member's KvStore; the simulation gives the same parts an in-memory
+ * store, and each part names only the store operations it calls (Applier: ApplyStore, Leases: LeaseStore).
+ */
+export class MemberCore<K = KvStore> {
   readonly log: Logger;
   /** etcd's request timeout: 5 s plus twice the election timeout. */
   readonly requestTimeoutMs: number;
@@ -23,7 +27,7 @@ export class MemberCore {
   // Set once by Member.start, before anything else runs.
   node!: RawNode;
   storage!: DurableRaftStorage;
-  kv!: KvStore;
+  kv!: K;
   transport!: PeerTransport;
   /** Replaced whole when a snapshot from the leader is installed. */
   membership!: Membership;

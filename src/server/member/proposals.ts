@@ -44,7 +44,7 @@ export class Proposals {
   private batchScheduled = false;
   private slow = { count: 0, maxMs: 0, kind: '', loggedAt: -Infinity };
 
-  constructor(private readonly c: MemberCore) {}
+  constructor(private readonly c: MemberCore<unknown>) {}
 
   checkAcceptingWrites(): void {
     if (this.c.stopped) throw etcdError('STOPPED');

@@ -21,6 +21,7 @@ import { Trace } from '../trace.js';
 import { SimViolation } from '../violation.js';
 import { SimScheduler } from './sim-scheduler.js';
 import { SimMember, TICK_MS } from './sim-member.js';
+import { LeaseClients } from './lease-clients.js';
 
 export interface MemberClusterConfig {
   readonly voters: number;
@@ -49,6 +50,7 @@ export class MemberCluster implements NemesisTarget, WorkloadTarget, LivenessTar
   readonly faultCounts = new Map<string, number>();
   /** The first violation seen, wherever it was raised (inside a member's loop, in a client's callback). */
   violation: unknown;
+  readonly leases: LeaseClients;
   private readonly rng: SeededRng;
   private readonly quorum: number;
 
@@ -59,6 +61,7 @@ export class MemberCluster implements NemesisTarget, WorkloadTarget, LivenessTar
     this.checker = new SafetyChecker(cfg.strictChecks);
     this.trace = new Trace(cfg.traceLines);
     this.quorum = Math.floor(cfg.voters / 2) + 1;
+    this.leases = new LeaseClients(this, rng.fork());
     const voters = Array.from({ length: cfg.voters }, (_, i) => BigInt(i + 1));
     const env = {
       sched: this.sched,
@@ -69,6 +72,7 @@ export class MemberCluster implements NemesisTarget, WorkloadTarget, LivenessTar
       send: (from: SimMember, m: Message) => this.send(from, m),
       fatal: (e: unknown) => this.fail(e),
       onNewLeader: (id: NodeId, term: number) => this.note(`node ${id} became leader of term ${term}`),
+      leaseObserver: (id: NodeId) => this.leases.observer(id),
     };
     for (const id of voters) {
       const n = new SimMember(id, voters, env, rng.fork());
@@ -229,7 +233,8 @@ export class MemberCluster implements NemesisTarget, WorkloadTarget, LivenessTar
     this.reads.writeAcked(w.key, index, `write ${w.key}=${w.value} (index ${index}) was acknowledged by node ${n.id} at tick ${this.now}`);
   }
 
-  private guard(fn: () => void): void {
+  /** Runs a client's callback; what it throws is the run's violation. */
+  guard(fn: () => void): void {
     try {
       fn();
     } catch (e) {

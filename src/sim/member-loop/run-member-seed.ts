@@ -41,6 +41,7 @@ export async function runMemberSeed(o: SimOptions): Promise<SeedResult> {
     for (let t = 0; t < o.steps; t++) {
       nemesis.step();
       workload.step();
+      cluster.leases.step();
       await cluster.step();
     }
     nemesis.healAll();

@@ -21,10 +21,11 @@ import { Membership } from '../../server/member/membership.js';
 import { Proposals } from '../../server/member/proposals.js';
 import { ReadBarrier } from '../../server/member/read-barrier.js';
 import { Applier } from '../../server/member/applier.js';
+import { Leases } from '../../server/member/leases.js';
 import { ReadyLoop } from '../../server/member/ready-loop.js';
 import { entryFingerprint, mixInt } from '../hash.js';
 import { SimDisk, type DiskTiming } from './sim-disk.js';
-import { SimKv } from './sim-kv.js';
+import { SimKv, type LeaseObserver } from './sim-kv.js';
 import { SimTimers, type SimScheduler } from './sim-scheduler.js';
 import { SimTransport } from './sim-transport.js';
 
@@ -43,7 +44,12 @@ export interface MemberEnv {
   fatal(e: unknown): void;
   /** A member became leader of a new term (the checker agreed). */
   onNewLeader(id: NodeId, term: number): void;
+  /** Sees each member apply lease grants and revocations. */
+  leaseObserver(id: NodeId): LeaseObserver;
 }
+
+/** How often the leader looks for expired leases to revoke (Member's lease timer). */
+const LEASE_SWEEP_MS = 500;
 
 const silent = pino({ level: 'silent' });
 const encoder = new TextEncoder();
@@ -71,17 +77,18 @@ function simConfig(id: NodeId, clock: SimTimers, electionTick: number): MemberCo
 
 /** The live parts of one incarnation (one process lifetime). */
 interface Process {
-  readonly c: MemberCore;
+  readonly c: MemberCore<SimKv>;
   readonly raw: RawNode;
   readonly timers: SimTimers;
   readonly proposals: Proposals;
   readonly reads: ReadBarrier;
+  readonly leases: Leases;
   readonly loop: ReadyLoop;
 }
 
 export class SimMember {
   readonly disk: SimDisk;
-  readonly kv = new SimKv();
+  readonly kv: SimKv;
   status: NodeStatus = 'down';
   incarnation = 0;
   downSince = 0;
@@ -96,6 +103,8 @@ export class SimMember {
     rng: Rng,
   ) {
     this.disk = new SimDisk(voters, env.sched, rng, env.disk);
+    // As Member.start opens its store: the minimum TTL is 1.5 election timeouts, in whole seconds.
+    this.kv = new SimKv(() => env.sched.now, Math.ceil((1.5 * env.raft.electionTick * TICK_MS) / 1000), env.leaseObserver(id));
   }
 
   get raw(): RawNode | undefined {
@@ -127,7 +136,8 @@ export class SimMember {
   start(rng: Rng): void {
     const env = this.env;
     const timers = new SimTimers(env.sched);
-    const c = new MemberCore(simConfig(this.id, timers, env.raft.electionTick));
+    const c = new MemberCore<SimKv>(simConfig(this.id, timers, env.raft.electionTick));
+    c.kv = this.kv;
     // As Member.start: restart from the snapshot; the applier skips the entries the store already holds.
     const raw = new RawNode({ ...env.raft, id: this.id, storage: this.disk.live, rng, applied: this.disk.live.snapshot().metadata.index });
     c.node = raw;
@@ -149,18 +159,22 @@ export class SimMember {
       clock: timers,
       ...(env.plantedBug !== undefined ? { plantedBug: env.plantedBug } : {}),
     });
-    const applier = new Applier({ node: raw, membership: c.membership, transport: c.transport, memberId: this.id, kv: this.kv }, proposals, {
+    const leases = new Leases(c, proposals, () => reads.wait(), () => undefined);
+    const applier = new Applier(c, proposals, {
       leaveCluster: () => undefined,
       snapshotSoon: () => undefined,
-      leaseRevoked: () => undefined,
+      leaseRevoked: (lease) => leases.onRevoked(lease),
     });
     const loop = new ReadyLoop(raw, {
       onSoftState: (ss) => {
+        const wasLeader = c.isLeader();
         const leaderChanged = ss.lead !== c.softState.lead;
         c.softState = ss;
-        if (!leaderChanged) return;
-        reads.onLeaderChange();
-        if (ss.lead !== NONE) proposals.onLeaderFound();
+        if (leaderChanged) {
+          reads.onLeaderChange();
+          if (ss.lead !== NONE) proposals.onLeaderFound();
+        }
+        leases.onRoleChange(wasLeader, c.isLeader());
       },
       isLeader: () => c.isLeader(),
       save: (rd) => this.save(rd, timers),
@@ -179,7 +193,12 @@ export class SimMember {
       ...(env.plantedBug !== undefined ? { plantedBug: env.plantedBug } : {}),
     });
     c.kick = () => loop.kick();
-    this.p = { c, raw, timers, proposals, reads, loop };
+    const sweep = (): void => {
+      leases.expire();
+      timers.setTimeout(sweep, LEASE_SWEEP_MS);
+    };
+    timers.setTimeout(sweep, LEASE_SWEEP_MS);
+    this.p = { c, raw, timers, proposals, reads, leases, loop };
     this.status = 'up';
     this.incarnation++;
     c.kick();
@@ -193,6 +212,8 @@ export class SimMember {
       p.timers.dispose();
     }
     this.p = undefined;
+    // Lease clocks are the process's: a restarted member runs them only once it leads again.
+    this.kv.leaseDemote();
     this.disk.crash();
     this.status = status;
     this.downSince = tick;
@@ -219,10 +240,11 @@ export class SimMember {
   }
 
   /** A client's put, through the member's proposals; resolves once this member applied it. */
-  put(key: string, value: string): Promise<PutResponse> | undefined {
+  put(key: string, value: string, lease?: string): Promise<PutResponse> | undefined {
     const p = this.p;
     if (p === undefined) return undefined;
-    return p.proposals.proposeRequest<PutResponse>({ t: 'put', id: p.c.nextReqId(), req: { key: encoder.encode(key), value: encoder.encode(value) } });
+    const req = { key: encoder.encode(key), value: encoder.encode(value), ...(lease !== undefined ? { lease } : {}) };
+    return p.proposals.proposeRequest<PutResponse>({ t: 'put', id: p.c.nextReqId(), req });
   }
 
   /** A linearizable read: waits at the member's read barrier, then reads the applied state. */
@@ -230,6 +252,18 @@ export class SimMember {
     const p = this.p;
     if (p === undefined) return undefined;
     return p.reads.wait().then(() => this.kv.get(key));
+  }
+
+  /** A lease grant through the member's Leases (a fixed id: the simulation's ids come from its seed). */
+  grantLease(id: string, ttl: number): Promise<{ id: string; ttl: number }> | undefined {
+    return this.p?.leases.grant(id, ttl);
+  }
+
+  /** A keep-alive; only the leader answers (forwarding to it is not modelled). */
+  keepAlive(id: string): Promise<{ id: string; ttl: number }> | undefined {
+    const p = this.p;
+    if (p === undefined || !p.c.isLeader()) return undefined;
+    return p.leases.keepAlive(id);
   }
 
   /** The transport's report that a message to `to` could not be delivered. */
