@@ -34,6 +34,8 @@ import { DEFAULT_MAX_TXN_OPS, checkPut, checkRange, checkTxn, putCost } from './
 import { Lessor } from './lessor.js';
 import type { LeaseTimeToLive } from './lessor.js';
 import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
+import { SLICE_ITEMS, runNow, runSliced, sortSliced } from './sliced.js';
+import type { Sliced } from './sliced.js';
 
 export interface KvStoreOptions {
   /** Writes fail with NOSPACE once the backend holds more than this (etcd default 2 GiB). */
@@ -59,6 +61,15 @@ function asBuffer(b: Uint8Array): Buffer {
 /** Keys (or records) physical compaction handles per turn of the event loop. */
 const COMPACT_CHUNK = 2000;
 
+/** Whether a txn deletes a key range anywhere (either branch, nested txns included). */
+function deletesRange(req: TxnRequest): boolean {
+  for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
+    if ('requestDeleteRange' in op && op.requestDeleteRange.rangeEnd !== undefined && op.requestDeleteRange.rangeEnd.length > 0) return true;
+    if ('requestTxn' in op && deletesRange(op.requestTxn)) return true;
+  }
+  return false;
+}
+
 function cmpLease(a: string, b: string): number {
   const x = BigInt(a);
   const y = BigInt(b);
@@ -83,7 +94,8 @@ interface WriteTxn {
 }
 
 export class KvStore {
-  private readonly index = newKeyIndexTree();
+  /** Replaced whole when a snapshot is installed (load() builds the new one aside). */
+  private index = newKeyIndexTree();
   /** Revision of the last write transaction that changed something; 1 for an empty store. */
   currentRev = 1;
   /** Revisions below this are gone (0: never compacted). */
@@ -145,15 +157,27 @@ export class KvStore {
       if (rev.main > this.currentRev) this.currentRev = rev.main;
       size += k.length + v.length;
     });
-    const keys = [...staging.keys()].sort();
-    for (const key of keys) this.index.set(key, staging.get(key) as KeyIndex);
+    // Sorted and inserted in slices: a follower installing a snapshot of half a million keys does this
+    // while it serves, and in one piece it held the loop for about a second. Built aside, then swapped in.
+    const keys = await runSliced(sortSliced([...staging.keys()]));
+    const index = newKeyIndexTree();
+    await runSliced(
+      (function* () {
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i] as string;
+          index.set(key, staging.get(key) as KeyIndex);
+          if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+        }
+      })(),
+    );
+    this.index = index;
     this.currentRev = Math.max(this.currentRev, this.compactRev, (await this.backend.getMeta<number>('currentRev')) ?? 1);
     for await (const [k, v] of this.backend.iterate(Buffer.from([LEASE_PREFIX]), Buffer.from([LEASE_PREFIX + 1]))) {
       const { id, ttl } = decodeLease(k, v);
       this.lessor.restore(id, ttl);
       size += k.length + v.length;
     }
-    for (const [key, ki] of this.index.entries()) if (ki.isLive() && ki.lease !== '0') this.lessor.attach(ki.lease, key);
+    for (const ki of staging.values()) if (ki.isLive() && ki.lease !== '0') this.lessor.attach(ki.lease, ki.key);
     this.backend.size = size;
     // A compaction that was recorded but not finished before a crash: finish it now.
     const done = (await this.backend.getMeta<number>('compactDone')) ?? 0;
@@ -383,20 +407,52 @@ export class KvStore {
   }
 
   private doDelete(tx: WriteTxn, r: KeyRange): number {
-    const live: KeyIndex[] = [];
-    this.visit(r, (ki) => {
-      if (ki.isLive()) live.push(ki);
-    });
+    return runNow(this.deleteKeys(tx, r, undefined));
+  }
+
+  /**
+   * Deletes the live keys of a range (a tombstone each, in key order), collecting their previous values
+   * into `prevKvs` when given. It yields every SLICE_ITEMS keys, and resumes its scan of the index after
+   * the last key it saw rather than keeping an iterator across the pause: background compaction may
+   * delete keys from the index meanwhile. The tombstones are at tx.main, above currentRev, so reads at the
+   * head do not see them until endWrite makes the revision visible.
+   */
+  private *deleteKeys(tx: WriteTxn, r: KeyRange, prevKvs: KeyValue[] | undefined): Sliced<number> {
     const wantPrev = this.prevKvWanted();
-    for (const ki of live) {
-      const prev = wantPrev ? this.currentKv(ki) : undefined;
+    let deleted = 0;
+    const one = (ki: KeyIndex): void => {
+      if (!ki.isLive()) return;
+      const prev = wantPrev || prevKvs ? this.currentKv(ki) : undefined;
+      if (prevKvs && prev) prevKvs.push(prev);
       if (ki.lease !== '0') this.lessor.detach(ki.lease, ki.key);
       const kv: KeyValue = { key: fromKey(ki.key), createRevision: 0, modRevision: tx.main, version: 0, value: EMPTY, lease: '0' };
       ki.tombstone(tx.main, tx.sub);
       this.writeRecord(tx, kv, true);
-      tx.events.push(prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
+      tx.events.push(wantPrev && prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
+      deleted++;
+    };
+    if (r.end === undefined) {
+      const ki = this.index.get(r.start);
+      if (ki) one(ki);
+      return deleted;
     }
-    return live.length;
+    let after: string | undefined;
+    for (;;) {
+      let seen = 0;
+      let more = false;
+      for (const [k, ki] of this.index.entries(after ?? r.start)) {
+        if (k === after) continue;
+        if (r.end !== '' && k >= r.end) break;
+        after = k;
+        one(ki);
+        if (++seen === SLICE_ITEMS) {
+          more = true;
+          break;
+        }
+      }
+      if (!more) return deleted;
+      yield;
+    }
   }
 
   /** Ends a write transaction: bumps the revision if it changed anything and tells the listeners. */
@@ -596,7 +652,7 @@ export class KvStore {
     }
     this.queuedWrites++;
     const run = this.writeChain
-      .then(async () => this.applyTxn(req, consistentIndex, await this.prefetch(req)))
+      .then(async () => this.applyTxnSliced(req, consistentIndex, await this.prefetch(req)))
       .finally(() => {
         this.queuedWrites--;
       });
@@ -604,9 +660,12 @@ export class KvStore {
     return run;
   }
 
-  /** Whether txnNow() may run: no write is queued ahead and the txn reads no history from disk. */
+  /**
+   * Whether txnNow() may run: no write is queued ahead, the txn reads no history from disk, and it deletes
+   * no range (any number of keys: it is applied in slices).
+   */
   canTxnNow(req: TxnRequest): boolean {
-    return this.queuedWrites === 0 && !this.readsHistory(req);
+    return this.queuedWrites === 0 && !this.readsHistory(req) && !deletesRange(req);
   }
 
   /** txn(), applied before it returns (only when canTxnNow()); etcd's errors are thrown. */
@@ -646,21 +705,45 @@ export class KvStore {
   }
 
   private applyTxn(req: TxnRequest, consistentIndex: number | undefined, prefetched: ReadonlyMap<string, KeyValue> | undefined): TxnResponse {
-    // A txn from the Raft log (consistentIndex given) was checked by the member that proposed it, as etcd
-    // checks only at its API: again here is CPU on every member (a bulk txn's duplicate-key check is a
-    // string per put), and this member's own op limit could even refuse what the proposer's allowed.
-    if (consistentIndex === undefined) checkTxn(req, this.maxTxnOps);
-    const { succeeded, ops, nested } = this.choosePath(req);
-    const { writes } = this.precheck(ops, nested, this.currentRev);
-    // Like etcd's capped applier: only writes that add data are refused; deletes still free space.
-    if (writes) {
-      const cost = this.pathPutCost(ops, nested);
-      if (cost > 0) this.checkQuota(cost);
-    }
+    const { succeeded, ops, nested } = this.planTxn(req, consistentIndex);
     const tx = this.beginWrite();
     const responses = this.execOps(tx, ops, nested, prefetched);
     const rev = this.endWrite(tx, consistentIndex);
     return { header: { revision: rev }, succeeded, responses };
+  }
+
+  /**
+   * applyTxn() in slices (a txn with a ranged delete: it may touch any number of keys). Flushes are held
+   * until the revision is complete, so a restart never finds half of it on disk beside the old consistent
+   * index; its tombstones are above currentRev meanwhile, invisible to reads until endWrite.
+   */
+  private async applyTxnSliced(req: TxnRequest, consistentIndex: number | undefined, prefetched: ReadonlyMap<string, KeyValue> | undefined): Promise<TxnResponse> {
+    const { succeeded, ops, nested } = this.planTxn(req, consistentIndex);
+    const release = this.backend.hold();
+    try {
+      const tx = this.beginWrite();
+      const responses = await runSliced(this.execOpsSliced(tx, ops, nested, prefetched));
+      const rev = this.endWrite(tx, consistentIndex);
+      return { header: { revision: rev }, succeeded, responses };
+    } finally {
+      release();
+    }
+  }
+
+  /** The checks before a txn writes anything, and the branch it takes. */
+  private planTxn(req: TxnRequest, consistentIndex: number | undefined): ReturnType<KvStore['choosePath']> {
+    // A txn from the Raft log (consistentIndex given) was checked by the member that proposed it, as etcd
+    // checks only at its API: again here is CPU on every member (a bulk txn's duplicate-key check is a
+    // string per put), and this member's own op limit could even refuse what the proposer's allowed.
+    if (consistentIndex === undefined) checkTxn(req, this.maxTxnOps);
+    const path = this.choosePath(req);
+    const { writes } = this.precheck(path.ops, path.nested, this.currentRev);
+    // Like etcd's capped applier: only writes that add data are refused; deletes still free space.
+    if (writes) {
+      const cost = this.pathPutCost(path.ops, path.nested);
+      if (cost > 0) this.checkQuota(cost);
+    }
+    return path;
   }
 
   /** Approximate bytes the chosen path's puts add (0 when it only deletes or reads). */
@@ -679,6 +762,11 @@ export class KvStore {
   }
 
   private execOps(tx: WriteTxn, ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>, prefetched: ReadonlyMap<string, KeyValue> | undefined): ResponseOp[] {
+    return runNow(this.execOpsSliced(tx, ops, nested, prefetched));
+  }
+
+  /** The chosen path's ops in order; a ranged delete yields between slices of its keys. */
+  private *execOpsSliced(tx: WriteTxn, ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>, prefetched: ReadonlyMap<string, KeyValue> | undefined): Sliced<ResponseOp[]> {
     const out: ResponseOp[] = [];
     for (const op of ops) {
       if ('requestRange' in op) {
@@ -687,18 +775,13 @@ export class KvStore {
         out.push({ responsePut: this.execPut(tx, op.requestPut) });
       } else if ('requestDeleteRange' in op) {
         const d = op.requestDeleteRange;
-        const r = keyRange(d.key, d.rangeEnd);
         const prevKvs: KeyValue[] = [];
-        if (d.prevKv) this.visit(r, (ki) => {
-          const kv = this.currentKv(ki);
-          if (kv) prevKvs.push(kv);
-        });
-        const deleted = this.doDelete(tx, r);
+        const deleted = yield* this.deleteKeys(tx, keyRange(d.key, d.rangeEnd), d.prevKv ? prevKvs : undefined);
         out.push({ responseDeleteRange: { header: { revision: this.headOf(tx) }, deleted, prevKvs } });
       } else {
         const t = op.requestTxn;
         const ok = nested.get(t) ?? false;
-        const responses = this.execOps(tx, (ok ? t.success : t.failure) ?? [], nested, prefetched);
+        const responses = yield* this.execOpsSliced(tx, (ok ? t.success : t.failure) ?? [], nested, prefetched);
         out.push({ responseTxn: { header: { revision: this.headOf(tx) }, succeeded: ok, responses } });
       }
     }
