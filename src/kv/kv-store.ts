@@ -34,7 +34,7 @@ import { DEFAULT_MAX_TXN_OPS, checkPut, checkRange, checkTxn, putCost } from './
 import { Lessor } from './lessor.js';
 import type { LeaseTimeToLive } from './lessor.js';
 import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
-import { SLICE_ITEMS, runNow, runSliced, sortSliced } from './sliced.js';
+import { SLICE_BUDGET_MS, SLICE_ITEMS, runNow, runSliced, sortSliced } from './sliced.js';
 import type { Sliced } from './sliced.js';
 
 export interface KvStoreOptions {
@@ -48,6 +48,8 @@ export interface KvStoreOptions {
 
 
 export type CommitListener = (rev: number, events: readonly KvEvent[]) => void;
+/** A commit listener that may take its time over a revision of many events, yielding as it goes (sliced.ts). */
+export type SlicedCommitListener = (rev: number, events: readonly KvEvent[]) => Sliced<void>;
 
 const EMPTY = Buffer.alloc(0);
 /** etcd's default --quota-backend-bytes. */
@@ -107,7 +109,7 @@ export class KvStore {
   /** The cluster's alarms as applied from the log; kept in the backend like etcd's alarm bucket. */
   alarms: readonly StoredAlarm[] = [];
   private readonly lessor: Lessor;
-  private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean }[] = [];
+  private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean; readonly sliced: SlicedCommitListener | undefined }[] = [];
   private readonly quota: number;
   private readonly maxTxnOps: number;
   /** Physical compaction running in the background (its promise), so callers can await it. */
@@ -187,10 +189,11 @@ export class KvStore {
   /**
    * Calls `l` with every committed revision's events. Events carry the previous value (prevKv) only while
    * some listener's `wantsPrevKv` says it needs them: materializing it copies the old value of every key
-   * changed, which a delete of 150,000 keys made a large part of its cost.
+   * changed, which a delete of 150,000 keys made a large part of its cost. `sliced`, when given, is
+   * called instead of `l` for a revision applied in slices (a ranged delete), and may yield.
    */
-  onCommit(l: CommitListener, wantsPrevKv: () => boolean = () => true): () => void {
-    const entry = { fn: l, wantsPrevKv };
+  onCommit(l: CommitListener, wantsPrevKv: () => boolean = () => true, sliced?: SlicedCommitListener): () => void {
+    const entry = { fn: l, wantsPrevKv, sliced };
     this.listeners.push(entry);
     return () => {
       const i = this.listeners.indexOf(entry);
@@ -257,16 +260,40 @@ export class KvStore {
    * The index half of a range: how many keys are visible at `atRev` (all of them, as etcd counts) and
    * the first `limit` of them (all when limit is 0), in key order.
    */
-  private visible(r: KeyRange, atRev: number, limit: number): { count: number; vis: [KeyIndex, VisibleRevision][] } {
+  private *visibleSliced(r: KeyRange, atRev: number, limit: number): Sliced<{ count: number; vis: [KeyIndex, VisibleRevision][] }> {
     const vis: [KeyIndex, VisibleRevision][] = [];
     let count = 0;
-    this.visit(r, (ki) => {
+    yield* this.visitSliced(r, (ki) => {
       const v = ki.get(atRev);
       if (!v) return;
       count++;
       if (limit <= 0 || vis.length < limit) vis.push([ki, v]);
     });
     return { count, vis };
+  }
+
+  /**
+   * visit() yielding every SLICE_ITEMS keys. Across a pause it resumes after the last key seen instead of
+   * keeping an iterator: background compaction may delete keys from the index meanwhile.
+   */
+  private *visitSliced(r: KeyRange, f: (ki: KeyIndex) => void): Sliced<void> {
+    if (r.end === undefined) {
+      this.visit(r, f);
+      return;
+    }
+    let after: string | undefined;
+    for (;;) {
+      let seen = 0;
+      for (const [k, ki] of this.index.entries(after ?? r.start)) {
+        if (k === after) continue;
+        if (r.end !== '' && k >= r.end) return;
+        after = k;
+        f(ki);
+        if (++seen === SLICE_ITEMS) break;
+      }
+      if (seen < SLICE_ITEMS) return;
+      yield;
+    }
   }
 
   /** Checks a requested revision against the compacted and current ones. */
@@ -277,12 +304,26 @@ export class KvStore {
     return rev;
   }
 
+  /**
+   * A range at the head or an older revision. The index walk and the values are gathered in slices: a
+   * range of half a million keys (etcdctl get --prefix) must not hold the loop the member ticks on. The
+   * revision is fixed first, and what the walk sees at it never changes (writes in between only add newer
+   * revisions; compaction below it would fail the read of a value, as it does in one piece).
+   */
   async range(req: RangeRequest): Promise<RangeResponse> {
     checkRange(req);
     const head = this.currentRev;
-    const p = this.planRange(req, head);
+    const p = await runSliced(this.planRangeSliced(req, head));
     const kvs: KeyValue[] = [];
-    for (const [ki, v] of p.vis) kvs.push(this.cached(ki, v) ?? (await this.fetch(ki, v)));
+    let deadline = performance.now() + SLICE_BUDGET_MS;
+    for (let i = 0; i < p.vis.length; i++) {
+      const [ki, v] = p.vis[i] as [KeyIndex, VisibleRevision];
+      kvs.push(this.cached(ki, v) ?? (await this.fetch(ki, v)));
+      if (i % SLICE_ITEMS === SLICE_ITEMS - 1 && performance.now() >= deadline) {
+        await nextTurn();
+        deadline = performance.now() + SLICE_BUDGET_MS;
+      }
+    }
     return this.finishRange(req, head, p.count, kvs);
   }
 
@@ -298,14 +339,18 @@ export class KvStore {
   }
 
   private planRange(req: RangeRequest, head: number): { count: number; vis: [KeyIndex, VisibleRevision][] } {
+    return runNow(this.planRangeSliced(req, head));
+  }
+
+  private *planRangeSliced(req: RangeRequest, head: number): Sliced<{ count: number; vis: [KeyIndex, VisibleRevision][] }> {
     const rev = this.readRev(req.revision, head);
     const r = keyRange(req.key, req.rangeEnd);
-    if (req.countOnly) return { count: this.visible(r, rev, -1).count, vis: [] };
+    if (req.countOnly) return { count: (yield* this.visibleSliced(r, rev, -1)).count, vis: [] };
     const filtered = !!(req.minModRevision || req.maxModRevision || req.minCreateRevision || req.maxCreateRevision);
     const limit = req.limit ?? 0;
     // Without sorting or filtering, fetch one more than the limit to learn whether there is more.
     const fetchAll = (req.sortOrder ?? 'NONE') !== 'NONE' || (req.sortTarget ?? 'KEY') !== 'KEY' || filtered || limit <= 0;
-    return this.visible(r, rev, fetchAll ? 0 : limit + 1);
+    return yield* this.visibleSliced(r, rev, fetchAll ? 0 : limit + 1);
   }
 
   /** Filters, sorts and limits as etcd's applier does; count stays the total before pruning. */
@@ -412,10 +457,8 @@ export class KvStore {
 
   /**
    * Deletes the live keys of a range (a tombstone each, in key order), collecting their previous values
-   * into `prevKvs` when given. It yields every SLICE_ITEMS keys, and resumes its scan of the index after
-   * the last key it saw rather than keeping an iterator across the pause: background compaction may
-   * delete keys from the index meanwhile. The tombstones are at tx.main, above currentRev, so reads at the
-   * head do not see them until endWrite makes the revision visible.
+   * into `prevKvs` when given, yielding as visitSliced() does. The tombstones are at tx.main, above
+   * currentRev, so reads at the head do not see them until endWrite makes the revision visible.
    */
   private *deleteKeys(tx: WriteTxn, r: KeyRange, prevKvs: KeyValue[] | undefined): Sliced<number> {
     const wantPrev = this.prevKvWanted();
@@ -431,41 +474,37 @@ export class KvStore {
       tx.events.push(wantPrev && prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
       deleted++;
     };
-    if (r.end === undefined) {
-      const ki = this.index.get(r.start);
-      if (ki) one(ki);
-      return deleted;
-    }
-    let after: string | undefined;
-    for (;;) {
-      let seen = 0;
-      let more = false;
-      for (const [k, ki] of this.index.entries(after ?? r.start)) {
-        if (k === after) continue;
-        if (r.end !== '' && k >= r.end) break;
-        after = k;
-        one(ki);
-        if (++seen === SLICE_ITEMS) {
-          more = true;
-          break;
-        }
-      }
-      if (!more) return deleted;
-      yield;
-    }
+    yield* this.visitSliced(r, one);
+    return deleted;
   }
 
   /** Ends a write transaction: bumps the revision if it changed anything and tells the listeners. */
   private endWrite(tx: WriteTxn, consistentIndex: number | undefined): number {
+    if (this.commitRev(tx, consistentIndex)) for (const l of this.listeners) l.fn(tx.main, tx.events);
+    return this.currentRev;
+  }
+
+  /** endWrite() for a txn applied in slices: listeners that can take a revision in slices do. */
+  private *endWriteSliced(tx: WriteTxn, consistentIndex: number | undefined): Sliced<number> {
+    if (this.commitRev(tx, consistentIndex)) {
+      for (const l of this.listeners) {
+        if (l.sliced) yield* l.sliced(tx.main, tx.events);
+        else l.fn(tx.main, tx.events);
+      }
+    }
+    return this.currentRev;
+  }
+
+  /** Records the consistent index and makes the txn's revision the head; false if it changed nothing. */
+  private commitRev(tx: WriteTxn, consistentIndex: number | undefined): boolean {
     if (consistentIndex !== undefined) {
       this.consistentIndex = consistentIndex;
       this.backend.putMeta('consistentIndex', consistentIndex);
     }
-    if (tx.sub === 0) return this.currentRev;
+    if (tx.sub === 0) return false;
     this.currentRev = tx.main;
     this.backend.size += tx.cost;
-    for (const l of this.listeners) l.fn(tx.main, tx.events);
-    return this.currentRev;
+    return true;
   }
 
   /** Records that a Raft entry was applied without changing the key space (idempotent replay). */
@@ -723,7 +762,7 @@ export class KvStore {
     try {
       const tx = this.beginWrite();
       const responses = await runSliced(this.execOpsSliced(tx, ops, nested, prefetched));
-      const rev = this.endWrite(tx, consistentIndex);
+      const rev = await runSliced(this.endWriteSliced(tx, consistentIndex));
       return { header: { revision: rev }, succeeded, responses };
     } finally {
       release();
