@@ -130,7 +130,9 @@ export class BigScenario {
   /** Runs `f` between a mark and the readings after it, and records the row. */
   private async measure(op: string, f: () => Promise<{ ms: number; problems: string[] }>): Promise<OpResult> {
     const before = await this.mark();
-    const { ms, problems } = await f();
+    const t0 = performance.now();
+    // A request that fails is a finding of this operation, not the end of the scenario.
+    const { ms, problems } = await f().catch((e: unknown) => ({ ms: performance.now() - t0, problems: [`failed: ${(e as Error).message}`] }));
     const h = await this.held();
     const after = await this.term();
     const r: OpResult = { op, keys: this.keys, ms, heldMs: h?.ms, heldBy: h?.by, termChanges: after - before, problems };
@@ -149,7 +151,17 @@ export class BigScenario {
         next = Math.min(this.keys, next + TXN_OPS);
         const success = [];
         for (let i = from; i < next; i++) success.push({ request_put: { key: Buffer.from(key(i)), value: Buffer.from(value(i, round)) } });
-        await this.c.kv.txn({ success });
+        // The same puts again are harmless: a txn that timed out on a loaded machine is sent again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await this.c.kv.txn({ success });
+            break;
+          } catch (e) {
+            if (attempt === 5) throw e;
+            this.log(`load: a txn failed (${(e as Error).message}); again`);
+            await pause(200 * attempt);
+          }
+        }
       }
     };
     await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
@@ -192,6 +204,8 @@ export class BigScenario {
     return this.measure('snapshot to a member behind', async () => {
       const t0 = performance.now();
       await this.cluster.restart(follower, { wait: 'serving' });
+      // Its loop's window starts now, not with the start of its process (loading its code is no heartbeat's business).
+      if (this.cluster.program === 'setpoint') await scrapeLoop(this.cluster.clientUrl(follower));
       await this.cluster.waitCaughtUp(follower, 300_000);
       this.renewClient();
       const ms = performance.now() - t0;
@@ -215,6 +229,8 @@ export class BigScenario {
   deleteAll(prevKv: boolean): Promise<OpResult> {
     return this.measure(`delete of every key${prevKv ? ', with prev_kv' : ''}`, async () => {
       const watchClient = client(this.cluster.endpoints());
+      const writerClient = client(this.cluster.endpoints());
+      const writer = new Writer(writerClient);
       const problems: string[] = [];
       let ms: number;
       try {
@@ -223,7 +239,6 @@ export class BigScenario {
         watcher.on('delete', () => {
           deletes++;
         });
-        const writer = new Writer(client(this.cluster.endpoints()));
         await waitFor('the writer to write', () => writer.ok > 0 || undefined);
         const t0 = performance.now();
         const res = await this.c.kv.deleteRange({ key: Buffer.from(PREFIX), range_end: Buffer.from(prefixEnd(PREFIX)), prev_kv: prevKv });
@@ -243,6 +258,8 @@ export class BigScenario {
         if (writer.errors.length > 0) problems.push(`the writer failed ${writer.errors.length} times: ${writer.errors[0]}`);
         if (writer.ok <= during) problems.push('no write succeeded after the delete');
       } finally {
+        await writer.stop();
+        writerClient.close();
         watchClient.close();
       }
       return { ms, problems };

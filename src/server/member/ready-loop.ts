@@ -39,7 +39,7 @@ export interface ReadyLoopHooks {
 
 export class ReadyLoop {
   private processing = false;
-  /** True while committed entries are being applied (which a large one does over many turns). */
+  /** True while a snapshot is installed or committed entries are applied (which big ones do over many turns). */
   private applying = false;
   private again = false;
   private savedTerm = 0;
@@ -106,7 +106,15 @@ export class ReadyLoop {
     }
     const rest = early.length > 0 ? rd.messages.filter((m) => !early.includes(m)) : rd.messages;
     if (rest.length > 0) h.send(rest);
-    if (rd.snapshot) await h.installSnapshot(rd.snapshot);
+    if (rd.snapshot) {
+      // Installing half a million keys takes seconds (in slices): heartbeats go on meanwhile, as in apply.
+      this.applying = true;
+      try {
+        await h.installSnapshot(rd.snapshot);
+      } finally {
+        this.applying = false;
+      }
+    }
     // Messages leave through HTTP/2 writes that Node makes on a later turn of the event loop. Let them go
     // before applying: an apply can hold the loop for seconds (a delete of 150,000 keys), and the followers
     // must learn the new commit index — and get their heartbeats — now, not after it.
