@@ -41,6 +41,8 @@ export interface AdmissionAttributes {
   readonly options?: unknown;
   /** Aborted when the request is no longer wanted: webhooks stop waiting. */
   readonly signal: AbortSignal;
+  /** Sends a warning to the client (a `Warning: 299 - "…"` header), as webhooks' `warnings` are sent. */
+  readonly warn?: (text: string) => void;
 }
 
 /** What one step did to one request: the facts `setpoint why` reports. */

@@ -10,7 +10,7 @@ import type { ApiRequest, ApiResponse } from '../handler.js';
 import { NO_CHANGE, StorageError, type Companion, type StoredObject } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
 import { checkTypeMeta, decodeAs, fieldValidationOf, parseText, warningHeader, type DecodedBody } from './body.js';
-import { checkNamespace, fillCreateMeta } from './create.js';
+import { fillCreateMeta } from './create.js';
 import { dryRunOf, type GenericStore, type WriteScope } from './generic-store.js';
 import { asStatusError } from './registry-errors.js';
 import { deepCopy } from './strategy.js';
@@ -99,7 +99,6 @@ export async function updateObject(
           fillCreateMeta(store, obj, namespace);
           if (obj.metadata.name !== name) throw new StatusError(statuses.badRequest('the name of the object does not match the name on the URL'));
           const admitted = await admitAndValidate(store, scope, 'CREATE', obj, undefined);
-          await checkNamespace(store, namespace, name);
           return withHistory(store.toStored(opts.apply ? admitted : (store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, opts.manager) as StoredObject)), 'CREATE');
         }
         if (current === undefined) throw new StatusError(statuses.notFound(store.groupResource, name));
