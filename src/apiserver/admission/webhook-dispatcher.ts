@@ -145,7 +145,7 @@ export class WebhookDispatcher implements WebhookStage {
       if (resp === undefined) continue;
       let paths: string[] = [];
       if (resp.patch !== undefined) {
-        const patched = this.patch(hook, resp, obj, records, t0);
+        const patched = this.patch(hook, resp, obj, attrs.defaults, records, t0);
         if (patched === undefined) continue;
         paths = changedPaths(obj, patched);
         obj = patched;
@@ -156,7 +156,14 @@ export class WebhookDispatcher implements WebhookStage {
   }
 
   /** The object after the webhook's patch; undefined when an unusable patch is ignored by failurePolicy. */
-  private patch(hook: Webhook, resp: ReviewResponse, obj: StoredObject | undefined, records: AdmissionRecord[], t0: number): StoredObject | undefined {
+  private patch(
+    hook: Webhook,
+    resp: ReviewResponse,
+    obj: StoredObject | undefined,
+    defaults: ((o: StoredObject) => void) | undefined,
+    records: AdmissionRecord[],
+    t0: number,
+  ): StoredObject | undefined {
     if (resp.patchType !== 'JSONPatch') return this.failed(hook, `unsupported patch type ${JSON.stringify(resp.patchType ?? '')}`, records, t0);
     let ops: unknown;
     try {
@@ -176,6 +183,8 @@ export class WebhookDispatcher implements WebhookStage {
       if (typeof out !== 'object' || out === null || Array.isArray(out)) return internal(`admission webhook ${JSON.stringify(hook.name)} patched the object into something that is not an object`);
       const o = out as StoredObject;
       if (typeof o.metadata !== 'object' || o.metadata === null) return internal(`admission webhook ${JSON.stringify(hook.name)} removed the object's metadata`);
+      // What the patch left out gets its defaults again, as Kubernetes defaults a webhook's result.
+      defaults?.(o);
       return o;
     } catch (e) {
       return internal(e instanceof JSONPatchError ? e.detail : (e as Error).message);

@@ -289,6 +289,7 @@ export class GenericStore implements ResourceHandler {
       user: req.user,
       signal: req.signal,
       warn: (text) => this.warnings.get(req)?.add(text),
+      ...(this.strategy.defaults ? { defaults: (o: StoredObject) => this.strategy.defaults?.(o) } : {}),
     };
   }
 

@@ -1,6 +1,6 @@
 // A real HTTPS admission webhook in the test process (node:https, a certificate from the cluster CA helpers),
 // answering by path: allow, deny (a Forbidden Status), deny-bare (no Status), patch (a JSON patch adding a
-// label), warn (allowed with warnings), slow (never answers), garbage (not JSON), wrong-uid. It records every
+// label), sidecar (one adding a container), warn (allowed with warnings), slow (never answers), garbage (not JSON), wrong-uid. It records every
 // AdmissionReview it gets. stop() ends it and every connection it holds.
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
@@ -30,6 +30,10 @@ function answer(path: string, review: Obj): unknown {
       return response({ allowed: false });
     case '/patch': {
       const ops = [{ op: 'add', path: '/metadata/labels/patched', value: 'yes' }];
+      return response({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
+    }
+    case '/sidecar': {
+      const ops = [{ op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'busybox:1.36' } }];
       return response({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
     }
     case '/warn':

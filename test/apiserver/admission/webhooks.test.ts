@@ -119,15 +119,18 @@ describe('admission webhooks', () => {
 
   it('a mutating webhook\'s JSON patch lands, its changed paths recorded, and its warnings reach the client', async () => {
     const { ns, selector } = await scoped();
-    await configure('Mutating', `patch-${ns}`, [hook('patch.example.com', '/patch', selector), hook('warn.example.com', '/warn', selector)]);
+    await configure('Mutating', `patch-${ns}`, [hook('patch.example.com', '/patch', selector), hook('warn.example.com', '/warn', selector), hook('sidecar.example.com', '/sidecar', selector)]);
     const r = await s.call('POST', `/api/v1/namespaces/${ns}/pods`, pod('a'));
     expect(r.status, r.body).toBe(201);
     expect(json<Obj>(r).metadata.labels).toEqual({ app: 'web', patched: 'yes' });
+    // The container a webhook added is defaulted like one the client sent.
+    expect(json<Obj>(r).spec.containers[1]).toMatchObject({ name: 'sidecar', imagePullPolicy: 'IfNotPresent', terminationMessagePolicy: 'File' });
     expect(r.headers['warning']).toBe('299 - "careful: this is a test"');
     const records = (await history(ns, 'a')).entries[0]?.records ?? [];
     expect(records.filter((x) => x.stage === 'mutating' && x.plugin.endsWith('.example.com'))).toMatchObject([
       { plugin: 'patch.example.com', allowed: true, changedPaths: ['metadata.labels.patched'] },
       { plugin: 'warn.example.com', allowed: true, changedPaths: [] },
+      { plugin: 'sidecar.example.com', allowed: true, changedPaths: ['spec.containers'] },
     ]);
   });
 
