@@ -6,7 +6,7 @@ import { generateName } from '../../api/object-meta-validation.js';
 import type { ApiRequest, ApiResponse } from '../handler.js';
 import { StorageError, type StoredObject } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
-import { decodeAs, fieldValidationOf, parseText, warningHeader } from './body.js';
+import { decodeAs, fieldValidationOf, parseBody, warningHeader } from './body.js';
 import { dryRunOf, type GenericStore, type WriteScope } from './generic-store.js';
 import { rfc3339 } from './store-context.js';
 import { admitAndValidate } from './write-pipeline.js';
@@ -73,8 +73,7 @@ export async function create(store: GenericStore, req: ApiRequest, res: ApiRespo
   const q = req.query;
   const dryRun = dryRunOf(q);
   const validation = fieldValidationOf(q);
-  const text = (await req.body()).toString('utf8');
-  const { object, warnings } = decodeAs(store.ctx.schemas, store.gvk, parseText(text, req.contentType, store.gvk), validation);
+  const { object, warnings } = decodeAs(store.ctx.schemas, store.gvk, parseBody(await req.body(), req.contentType, store.gvk), validation);
   if (warnings.length > 0) res.setHeader('Warning', warnings.map(warningHeader).join(', '));
   const scope: WriteScope = { req, subresource: '', dryRun, records: [] };
   const created = await createObject(store, scope, object, req.info.namespace, store.managerName(req));

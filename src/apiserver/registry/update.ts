@@ -9,7 +9,7 @@ import { applyStrategicMergePatch } from '../../api/patch/strategic-merge-patch.
 import type { ApiRequest, ApiResponse } from '../handler.js';
 import { NO_CHANGE, StorageError, type Companion, type StoredObject } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
-import { checkTypeMeta, decodeAs, fieldValidationOf, parseText, warningHeader, type DecodedBody } from './body.js';
+import { checkTypeMeta, decodeAs, fieldValidationOf, parseBody, parseText, warningHeader, type DecodedBody } from './body.js';
 import { fillCreateMeta } from './create.js';
 import { dryRunOf, type GenericStore, type WriteScope } from './generic-store.js';
 import { asStatusError } from './registry-errors.js';
@@ -168,12 +168,13 @@ export async function update(store: GenericStore, req: ApiRequest, res: ApiRespo
   const subresource = req.info.subresource;
   const scope: WriteScope = { req, subresource, dryRun, records: [] };
   const manager = store.managerName(req);
-  const text = (await req.body()).toString('utf8');
+  const raw = await req.body();
+  const text = raw.toString('utf8');
   let build: Build;
   let allowCreate = false;
   let apply: { force: boolean } | undefined;
   if (req.info.verb === 'update') {
-    const value = parseText(text, req.contentType, store.gvk);
+    const value = parseBody(raw, req.contentType, store.gvk);
     allowCreate = store.strategy.allowCreateOnUpdate && subresource === '';
     build = (current) => {
       const d = decodeAs(store.ctx.schemas, store.gvk, deepCopy(value), validation);

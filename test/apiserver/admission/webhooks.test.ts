@@ -5,12 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
 import type { HistoryDocument } from '../../../src/apiserver/registry/history.js';
 import { freePort } from '../../../src/harness/free-port.js';
 import { waitFor } from '../../../src/harness/wait.js';
 import { json } from '../helpers/clients.js';
-import { runKubectl } from '../helpers/kubectl-runner.js';
 import { startRegistryServer, type RegistryServer } from '../registry/registry-server.js';
 import { startWebhookServer, type WebhookServer } from './webhook-server.js';
 
@@ -222,11 +220,9 @@ describe('admission webhooks', () => {
     const { ns, selector } = await scoped();
     await configure('Validating', `kubectl-${ns}`, [hook('deny.example.com', '/deny', selector)]);
     const dir = s.ts.dir;
-    const config = join(dir, 'admin.kubeconfig');
-    writeFileSync(config, renderKubeconfig({ server: s.ts.url, caPem: s.ts.ca.certPem, userName: 'admin', clientCertPem: s.ts.admin.certPem, clientKeyPem: s.ts.admin.keyPem }), { mode: 0o600 });
     const file = join(dir, 'pod.yaml');
     writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: k\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n`);
-    const r = await runKubectl(config, join(dir, 'home'), ['create', '-n', ns, '-f', file]);
+    const r = await s.kubectl('create', '-n', ns, '-f', file);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe(`Error from server (Forbidden): error when creating "${file}": admission webhook "deny.example.com" denied the request: no pods here`);
   });

@@ -1,6 +1,9 @@
 // The registry behind a real API server for tests: a store cluster of the given kind (real etcd 3.4 or a
 // Setpoint store), the ApiRegistry on it, and the test server's shell on a random port. stop() ends all.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
 import type { EtcdClient } from '../../../src/etcd-client/etcd-client.js';
 import type { AdmissionOptions } from '../../../src/apiserver/admission/default-admission.js';
 import { ApiRegistry } from '../../../src/apiserver/registry/api-registry.js';
@@ -9,6 +12,7 @@ import type { ResourceHandler } from '../../../src/apiserver/handler.js';
 import { statuses } from '../../../src/apiserver/status.js';
 import { StoreTestCluster, type StoreKind } from '../../etcd-client/helpers/store-cluster.js';
 import { h1, type Reply } from '../helpers/clients.js';
+import { runKubectl, type KubectlResult } from '../helpers/kubectl-runner.js';
 import { startTestServer, testLog, type TestServer } from '../helpers/test-server.js';
 
 export interface RegistryServer {
@@ -16,6 +20,10 @@ export interface RegistryServer {
   readonly api: ApiRegistry;
   readonly client: EtcdClient;
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** Writes an admin kubeconfig for this server into its directory and answers its path. */
+  kubeconfig(): string;
+  /** Runs the real kubectl as admin against this server (a fresh HOME each time). */
+  kubectl(...args: string[]): Promise<KubectlResult>;
   /** Makes a namespace of a fresh name (with `labels`) and answers its name; throws unless 201. */
   namespace(prefix?: string, labels?: Record<string, string>): Promise<string>;
   stop(): Promise<void>;
@@ -53,11 +61,24 @@ export async function startRegistryServer(kind: StoreKind, prefix = '/registry',
         ...(text !== undefined ? { body: text } : {}),
       });
     };
+    let homes = 0;
+    let config: string | undefined;
+    const kubeconfig = (): string => {
+      const file = join(server.dir, 'admin.kubeconfig');
+      const spec = { server: server.url, caPem: server.ca.certPem, userName: 'admin', clientCertPem: server.admin.certPem, clientKeyPem: server.admin.keyPem };
+      writeFileSync(file, renderKubeconfig(spec), { mode: 0o600 });
+      return file;
+    };
     return {
       ts: server,
       api: made,
       client,
       call,
+      kubeconfig,
+      kubectl: (...args) => {
+        config ??= kubeconfig();
+        return runKubectl(config, join(server.dir, `kubectl-home-${homes++}`), args);
+      },
       async namespace(prefix = 't', labels = {}) {
         const name = `${prefix}-${randomUUID().slice(0, 8)}`;
         const r = await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
