@@ -135,8 +135,22 @@ export class WebhookDispatcher implements WebhookStage {
   }
 
   async mutate(attrs: AdmissionAttributes, records: AdmissionRecord[]): Promise<StoredObject | undefined> {
-    let obj = attrs.object;
-    const hooks = await this.opts.mutating.webhooks();
+    const first = await this.mutatePass(await this.opts.mutating.webhooks(), attrs, attrs.object, records, false);
+    // reinvocationPolicy IfNeeded: one more call for those whose output a later webhook changed.
+    if (first.reinvoke.length === 0) return first.obj;
+    return (await this.mutatePass(first.reinvoke, attrs, first.obj, records, true)).obj;
+  }
+
+  private async mutatePass(
+    hooks: readonly Webhook[],
+    attrs: AdmissionAttributes,
+    start: StoredObject | undefined,
+    records: AdmissionRecord[],
+    reinvoked: boolean,
+  ): Promise<{ obj: StoredObject | undefined; reinvoke: Webhook[] }> {
+    let obj = start;
+    let changes = 0;
+    const reinvocable: { hook: Webhook; changesAfter: number }[] = [];
     for (const hook of hooks) {
       const current: AdmissionAttributes = { ...attrs, ...(obj !== undefined ? { object: obj } : {}) };
       if (!(await shouldCall(hook, current, this.opts.namespaceLabels))) continue;
@@ -150,9 +164,12 @@ export class WebhookDispatcher implements WebhookStage {
         paths = changedPaths(obj, patched);
         obj = patched;
       }
-      records.push({ stage: 'mutating', plugin: hook.name, allowed: true, changedPaths: paths, latencyMs: performance.now() - t0 });
+      if (paths.length > 0) changes++;
+      if (hook.reinvoke) reinvocable.push({ hook, changesAfter: changes });
+      const note = reinvoked ? { message: 'reinvoked (reinvocationPolicy IfNeeded)' } : {};
+      records.push({ stage: 'mutating', plugin: hook.name, allowed: true, ...note, changedPaths: paths, latencyMs: performance.now() - t0 });
     }
-    return obj;
+    return { obj, reinvoke: reinvocable.filter((r) => changes > r.changesAfter).map((r) => r.hook) };
   }
 
   /** The object after the webhook's patch; undefined when an unusable patch is ignored by failurePolicy. */

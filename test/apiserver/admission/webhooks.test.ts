@@ -132,6 +132,24 @@ describe('admission webhooks', () => {
     ]);
   });
 
+  it('reinvocationPolicy IfNeeded calls a webhook once more when a later one changed the object', async () => {
+    const { ns, selector } = await scoped();
+    await configure('Mutating', `reinvoke-${ns}`, [
+      hook('first.example.com', '/allow', selector, { reinvocationPolicy: 'IfNeeded' }),
+      hook('never.example.com', '/allow', selector),
+      hook('changer.example.com', '/patch', selector),
+    ]);
+    const r = await s.call('POST', `/api/v1/namespaces/${ns}/pods`, pod('a'));
+    expect(r.status, r.body).toBe(201);
+    const records = ((await history(ns, 'a')).entries[0]?.records ?? []).filter((x) => x.plugin.endsWith('.example.com'));
+    expect(records.map((x) => [x.plugin, x.message ?? ''])).toEqual([
+      ['first.example.com', ''],
+      ['never.example.com', ''],
+      ['changer.example.com', ''],
+      ['first.example.com', 'reinvoked (reinvocationPolicy IfNeeded)'],
+    ]);
+  });
+
   it('timeouts, garbage, a wrong uid, an unreachable webhook and a service reference fail closed under Fail', async () => {
     const { ns, selector } = await scoped();
     const closed = await freePort();
