@@ -67,6 +67,7 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
       client,
       etcdPrefix: flags.etcd.prefix,
       eventTtlSeconds: flags.eventTtlSeconds,
+      watchCache: flags.watchCache,
       log,
       ...(opts.admission ? { admission: opts.admission } : {}),
       admissionOptions: flags.admission,
