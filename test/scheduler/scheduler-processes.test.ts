@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaseObject } from '../../src/client/lease-record.js';
 import type { KubeObject } from '../../src/client/kube-object.js';
 import { ResourceClient } from '../../src/client/resource-client.js';
-import { EVENTS, LEASES, NODES, PODS } from '../../src/client/resource-types.js';
+import { EVENTS, LEASES, NODES, PODS, PRIORITYCLASSES } from '../../src/client/resource-types.js';
 import { RestClient } from '../../src/client/rest-client.js';
 import { renderKubeconfig } from '../../src/apiserver/pki/kubeconfig.js';
 import { startApiServerProcess, type ApiServerProcess } from '../../src/harness/apiserver-process.js';
@@ -34,9 +34,9 @@ interface Sched {
 const IMPOSSIBLE_MESSAGE =
   '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.';
 
-const pod = (name: string, cpu = '10m'): KubeObject => ({
+const pod = (name: string, cpu = '10m', priorityClassName?: string): KubeObject => ({
   metadata: { name, namespace: 'default' },
-  spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu } } }] },
+  spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu } } }], ...(priorityClassName !== undefined ? { priorityClassName } : {}) },
 });
 
 describe('setpoint scheduler processes', () => {
@@ -243,4 +243,39 @@ describe('setpoint scheduler processes', () => {
       await proxy.stop();
     }
   }, 300_000);
+
+  it('preempts a lower-priority pod for a higher one: Preempted event, victim deleted, nominatedNodeName, then bound there', async () => {
+    const classes = new ResourceClient(rest, PRIORITYCLASSES);
+    await classes.create({ metadata: { name: 'low' }, value: 10 });
+    await classes.create({ metadata: { name: 'high' }, value: 1000 });
+    const s = await startScheduler('pre', []);
+    await waitLeader(LEASE, s);
+    // No node agent runs here: finish the victims' graceful deletion as a kubelet would.
+    const ac = new AbortController();
+    const reaping = (async () => {
+      for await (const ev of pods.watch('default', { signal: ac.signal })) {
+        if (ev.type !== 'DELETED' && ev.object.metadata?.deletionTimestamp) await pods.delete('default', ev.object.metadata.name ?? '', { gracePeriodSeconds: 0 }).catch(() => undefined);
+      }
+    })().catch(() => undefined);
+    try {
+      await pods.create(pod('low-1', '3500m', 'low'));
+      await pods.create(pod('low-2', '3500m', 'low'));
+      const bound = await waitBound(['low-1', 'low-2']);
+      expect(new Set([bound.get('low-1'), bound.get('low-2')])).toEqual(new Set(['n1', 'n2']));
+      await pods.create(pod('vip', '3500m', 'high'));
+      const vipNode = (await waitBound(['vip'])).get('vip');
+      const victim = bound.get('low-1') === vipNode ? 'low-1' : 'low-2';
+      const survivor = victim === 'low-1' ? 'low-2' : 'low-1';
+      const vip = (await pods.get('default', 'vip')) as { metadata: { uid: string }; status?: { nominatedNodeName?: string } };
+      expect(vip.status?.nominatedNodeName).toBe(vipNode);
+      await waitFor(`${victim} to be gone`, async () => (await pods.get('default', victim).catch(() => undefined)) === undefined);
+      expect((await pods.get('default', survivor)).metadata?.name).toBe(survivor);
+      const preempted = await waitFor('the Preempted event', async () => (await eventsFor(victim)).find((e) => e.reason === 'Preempted'));
+      expect(preempted).toMatchObject({ type: 'Normal', message: `Preempted by pod ${vip.metadata.uid} on node ${vipNode}` });
+    } finally {
+      ac.abort();
+      await reaping;
+      await s.proc.kill('SIGTERM');
+    }
+  }, 180_000);
 });
