@@ -5,7 +5,9 @@
 // (the failover time is printed, not asserted); SIGTERM releases the lease for the next one. The fencing
 // test holds the leader's requests in a proxy so its binds are in flight, SIGSTOPs it, lets the standby
 // take over and bind every pod, then lets the held binds through and SIGCONTs it: each of them is refused
-// with a 409 naming the lease, the holder and the caller, and every pod was bound exactly once.
+// with a 409 naming the lease, the holder and the caller, and every pod was bound exactly once. Then
+// preemption by PriorityClass, and the unschedulable pod moved back and bound when a big node appears.
+// The tests run in order on one cluster (pods and nodes accumulate; later tests rely on the earlier).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -289,4 +291,20 @@ describe('setpoint scheduler processes', () => {
       await s.proc.kill('SIGTERM');
     }
   }, 180_000);
+
+  it('moves the unschedulable pod back when a node that fits it is added, and binds it there', async () => {
+    const s = await startScheduler('grow', []);
+    try {
+      await waitLeader(LEASE, s);
+      const nodes = new ResourceClient(rest, NODES);
+      const resources = { cpu: '128', memory: '256Gi', pods: '110' };
+      const made = await nodes.create({ metadata: { name: 'big', labels: { 'kubernetes.io/hostname': 'big' } } });
+      await nodes.updateStatus({ ...made, status: { capacity: resources, allocatable: resources, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } });
+      expect((await waitBound(['impossible'])).get('impossible')).toBe('big');
+      const p = (await pods.get('default', 'impossible')) as { status?: { conditions?: Record<string, unknown>[] } };
+      expect(p.status?.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({ status: 'True' });
+    } finally {
+      await s.proc.kill('SIGTERM');
+    }
+  }, 120_000);
 });
