@@ -5,10 +5,10 @@
 // loop, lets its writes finish, releases the lease and exits 0.
 import { Option, type Command } from 'commander';
 import type { Logger } from 'pino';
-import { LeaderElector } from '../client/leader-election.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
 import { SchedulerRunner } from '../scheduler/scheduler-runner.js';
+import { exitLeadershipLost, leaderElected } from './leader-elected.js';
 import { addLeaderElectionFlags, FlagError, parseLeaderElectionFlags, type LeaderElectionFlags } from './leader-election-flags.js';
 import { makeLogger } from './logger.js';
 import { stopOnSignals } from './stop-on-signals.js';
@@ -29,44 +29,22 @@ async function runScheduler(kubeconfig: string | undefined, context: string | un
   }
   const rest = new RestClient({ ...loaded.config, userAgent: 'setpoint-scheduler/v0.1.0' });
   const ac = new AbortController();
-  let stoppedByLoss = false;
-  let elector: LeaderElector | undefined;
-  let done: Promise<void> = Promise.resolve();
-  const leading = async (signal: AbortSignal): Promise<void> => {
-    await runner.run(signal);
-  };
-  if (le.leaderElect) {
-    elector = new LeaderElector(rest, {
-      ...le.timing,
-      lock: { namespace: le.resourceNamespace, name: le.resourceName },
-      log,
-      callbacks: {
-        onStartedLeading: leading,
-        onStoppedLeading: () => {
-          if (!ac.signal.aborted) stoppedByLoss = true;
-        },
-        onNewLeader: (identity) => log.info({ leader: identity, self: identity === elector?.identity }, 'new leader elected'),
-      },
-    });
-  }
-  const runner = new SchedulerRunner({ rest, writeRest: elector !== undefined ? elector.fencedClient(rest) : rest, log });
+  const election = leaderElected(rest, le, log);
+  const runner = new SchedulerRunner({ rest, writeRest: election.writeRest, log });
+  let done: Promise<unknown> = Promise.resolve();
   stopOnSignals(log, async () => {
     ac.abort();
     await done;
     await runner.informersStopped();
     rest.close();
   });
-  log.info({ server: loaded.config.server, leaderElect: le.leaderElect, lease: `${le.resourceNamespace}/${le.resourceName}`, identity: elector?.identity }, 'starting the scheduler');
+  const identity = election.elector?.identity;
+  log.info({ server: loaded.config.server, leaderElect: le.leaderElect, lease: `${le.resourceNamespace}/${le.resourceName}`, identity }, 'starting the scheduler');
   if (!(await runner.startInformers(ac.signal))) return;
   log.info('caches synced');
-  done = elector !== undefined ? elector.run(ac.signal) : leading(ac.signal);
-  await done;
-  if (stoppedByLoss) {
-    log.error({ identity: elector?.identity }, 'leaderelection lost');
-    // pino's destination is asynchronous: let it write the line before exiting.
-    await new Promise<void>((resolve) => log.flush(() => resolve()));
-    process.exit(1);
-  }
+  const run = election.run(ac.signal, (leading) => runner.run(leading));
+  done = run;
+  if ((await run) === 'lost') await exitLeadershipLost(log, identity);
 }
 
 export function registerSchedulerCommand(program: Command): void {
