@@ -2,6 +2,7 @@
 // (every command and flag documented: test/cli/help.test.ts).
 import { Command } from 'commander';
 import { registerApiServerCommand } from './apiserver-command.js';
+import { registerSchedulerCommand } from './scheduler-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerStoreCommand } from './store-command.js';
 import { registerUpCommand } from './up-command.js';
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
   registerStoreCommand(program);
   registerUpCommand(program);
   registerApiServerCommand(program);
+  registerSchedulerCommand(program);
   registerSimulateCommand(program);
   return program;
 }
