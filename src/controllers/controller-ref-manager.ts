@@ -3,6 +3,7 @@
 // (its ownerReference removed) when it no longer does; an orphan that matches is adopted, but only after a
 // fresh read of the owner shows it is the same object and not being deleted (canAdopt), so a controller
 // never adopts for an owner that was deleted and recreated under the same name.
+import { labelSelectorAsSelector, type LabelSelector } from '../api/label-selector.js';
 import type { Selector } from '../api/labels-selector.js';
 import { isNotFound } from '../client/api-status-error.js';
 import type { KubeObject, OwnerReference } from '../client/kube-object.js';
@@ -69,4 +70,24 @@ export async function claimObjects<T extends KubeObject>(objs: readonly T[], opt
     }
   }
   return { claimed, errors };
+}
+
+/** The owner of `kind` that an object's controllerRef names, if the lister holds it with that uid. */
+export function resolveControllerRef<T extends KubeObject>(o: KubeObject, kind: string, owners: { get(namespace: string, name: string): T | undefined }): T | undefined {
+  const ref = controllerRefOf(o);
+  if (ref === undefined || ref.kind !== kind) return undefined;
+  const owner = owners.get(o.metadata?.namespace ?? '', ref.name);
+  return owner !== undefined && owner.metadata?.uid === ref.uid ? owner : undefined;
+}
+
+/** The would-be owners in the object's namespace whose (non-empty, valid) selector matches its labels. */
+export function ownersSelecting<T extends KubeObject>(o: KubeObject, candidates: readonly T[], selectorOf: (owner: T) => LabelSelector | undefined): T[] {
+  return candidates.filter((c) => {
+    try {
+      const sel = labelSelectorAsSelector(selectorOf(c));
+      return !sel.isEmpty() && sel.matches(o.metadata?.labels ?? {});
+    } catch {
+      return false;
+    }
+  });
 }

@@ -1,7 +1,6 @@
 // The ReplicaSet controller (k/k pkg/controller/replicaset): informers on ReplicaSets and pods whose
 // handlers only enqueue ReplicaSet keys and account for observed creates and deletes in the
 // expectations; workers run ReplicaSetSync on each key.
-import { labelSelectorAsSelector } from '../../api/label-selector.js';
 import { OWNER_INDEX, ownerIndexFunc } from '../../client/indexer.js';
 import { deletedObject, type DeletedFinalStateUnknown } from '../../client/informer.js';
 import { objectKey } from '../../client/kube-object.js';
@@ -10,8 +9,9 @@ import { PODS, REPLICASETS } from '../../client/resource-types.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import type { Pod, ReplicaSet } from '../apps-types.js';
 import type { Controller, ControllerContext } from '../controller.js';
-import { controllerRefOf } from '../controller-ref-manager.js';
+import { controllerRefOf, ownersSelecting, resolveControllerRef } from '../controller-ref-manager.js';
 import { isPodReady } from '../pod-readiness.js';
+import { mergePatcher, uidDeleter } from '../object-writes.js';
 import { runQueueWorkers, runUntilAborted } from '../queue-workers.js';
 import { Expectations } from './expectations.js';
 import { ReplicaSetSync, RS_KIND } from './replica-set-sync.js';
@@ -32,12 +32,8 @@ export function newReplicaSetController(ctx: ControllerContext): Controller {
     pods: podInf.lister,
     podControl: {
       createPod: (ns, pod) => pods.create(pod, { namespace: ns }),
-      deletePod: async (ns, name, uid) => {
-        await pods.delete(ns, name, { preconditions: { uid } });
-      },
-      patchPod: async (ns, name, patch) => {
-        await pods.patch(ns, name, 'merge', patch);
-      },
+      deletePod: uidDeleter(pods),
+      patchPod: mergePatcher(pods),
     },
     rsWriter: { get: (ns, name) => sets.get(ns, name), updateStatus: (rs) => sets.updateStatus(rs) },
     expectations,
@@ -45,22 +41,9 @@ export function newReplicaSetController(ctx: ControllerContext): Controller {
     wallNow: () => ctx.clock.wallNow(),
   });
 
-  /** The ReplicaSet a pod's controllerRef names, if it is one we know (same uid). */
-  const resolve = (pod: Pod): ReplicaSet | undefined => {
-    const ref = controllerRefOf(pod);
-    if (ref === undefined || ref.kind !== RS_KIND) return undefined;
-    const rs = rsInf.lister.get(pod.metadata.namespace ?? '', ref.name);
-    return rs !== undefined && rs.metadata.uid === ref.uid ? rs : undefined;
-  };
-  /** The ReplicaSets whose selector matches an orphan pod (getPodReplicaSets). */
-  const matching = (pod: Pod): ReplicaSet[] =>
-    rsInf.lister.list(pod.metadata.namespace ?? '').filter((rs) => {
-      try {
-        return labelSelectorAsSelector(rs.spec.selector).matches(pod.metadata.labels ?? {});
-      } catch {
-        return false;
-      }
-    });
+  const resolve = (pod: Pod): ReplicaSet | undefined => resolveControllerRef(pod, RS_KIND, rsInf.lister);
+  /** getPodReplicaSets: the ReplicaSets whose selector matches an orphan pod. */
+  const matching = (pod: Pod): ReplicaSet[] => ownersSelecting(pod, rsInf.lister.list(pod.metadata.namespace ?? ''), (rs) => rs.spec.selector);
   const enqueue = (rs: ReplicaSet): void => queue.add(objectKey(rs));
   const onPodDeleted = (pod: Pod): void => {
     const rs = resolve(pod);

@@ -82,6 +82,52 @@ export class FakeWorkloads {
     },
   };
 
+  readonly deploymentWriter = {
+    getDeployment: async (namespace: string, name: string): Promise<Deployment> => {
+      const d = this.deployments.get(namespace, name);
+      if (!d) throw new Error(`no Deployment ${namespace}/${name}`);
+      return d;
+    },
+    updateDeploymentStatus: async (d: Deployment): Promise<Deployment> => {
+      this.actions.push({ verb: 'update-status', resource: 'deployments', name: d.metadata.name ?? '', detail: d.status });
+      const cur = this.deployments.get(d.metadata.namespace ?? '', d.metadata.name ?? '') ?? d;
+      const next = this.stamp({ ...cur, status: structuredClone(d.status) } as Deployment);
+      this.deployments.upsert(next);
+      return next;
+    },
+    patchDeploymentAnnotations: async (namespace: string, name: string, annotations: Record<string, string>): Promise<Deployment> => {
+      this.actions.push({ verb: 'patch', resource: 'deployments', name, detail: annotations });
+      const cur = this.deployments.get(namespace, name)!;
+      const next = this.stamp({ ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...annotations } } } as Deployment);
+      this.deployments.upsert(next);
+      return next;
+    },
+    getReplicaSet: async (namespace: string, name: string): Promise<ReplicaSet> => this.rsWriter.get(namespace, name),
+    createReplicaSet: async (namespace: string, rs: ReplicaSet): Promise<ReplicaSet> => {
+      this.actions.push({ verb: 'create', resource: 'replicasets', name: rs.metadata.name ?? '', detail: rs.spec.replicas });
+      if (this.replicaSets.get(namespace, rs.metadata.name ?? '')) throw new Error('exists');
+      const created = this.stamp({ ...structuredClone(rs), metadata: { ...structuredClone(rs.metadata), namespace, uid: randomUUID(), generation: 1, creationTimestamp: new Date(this.now.getTime() + ++this.rv).toISOString() } });
+      this.replicaSets.upsert(created);
+      return created;
+    },
+    updateReplicaSet: async (rs: ReplicaSet): Promise<ReplicaSet> => {
+      this.actions.push({ verb: 'update', resource: 'replicasets', name: rs.metadata.name ?? '', detail: rs.spec.replicas });
+      const next = this.stamp(structuredClone(rs));
+      this.replicaSets.upsert(next);
+      return next;
+    },
+    deleteReplicaSet: async (namespace: string, name: string): Promise<void> => {
+      this.actions.push({ verb: 'delete', resource: 'replicasets', name });
+      this.replicaSets.removeKey(`${namespace}/${name}`);
+    },
+    patchReplicaSet: async (namespace: string, name: string, patch: unknown): Promise<void> => {
+      this.actions.push({ verb: 'patch', resource: 'replicasets', name, detail: patch });
+      const rs = this.replicaSets.get(namespace, name);
+      const refs = (patch as { metadata: { ownerReferences: ReplicaSet['metadata']['ownerReferences'] | null } }).metadata.ownerReferences;
+      if (rs) this.replicaSets.upsert(this.stamp({ ...rs, metadata: { ...rs.metadata, ownerReferences: refs ?? [] } }));
+    },
+  };
+
   actionsOf(verb: string, resource: string): Action[] {
     return this.actions.filter((a) => a.verb === verb && a.resource === resource);
   }
@@ -127,6 +173,24 @@ export function pod(name: string, s: PodShape = {}): Pod {
       phase: s.phase ?? 'Running',
       conditions: [{ type: 'Ready', status: s.ready === false ? 'False' : 'True', ...(s.readySince ? { lastTransitionTime: s.readySince } : {}) }],
       containerStatuses: [{ restartCount: s.restarts ?? 0 }],
+    },
+  };
+}
+
+export function deployment(name: string, replicas: number, extra: Partial<Deployment['spec']> = {}, image = 'img:1'): Deployment {
+  const labels = { app: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, generation: 1, resourceVersion: '1' },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'c', image }] } },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+      ...extra,
     },
   };
 }
