@@ -42,8 +42,10 @@ export function selectControllers(spec: readonly string[], all: readonly Control
 }
 
 export interface ControllerManagerOptions {
-  /** Writes go through this (the fenced client once the manager leads). */
+  /** Lists and watches (the informers) go through this. */
   readonly rest: RestClient;
+  /** Writes go through this: the fenced client when the manager is leader-elected; `rest` otherwise. */
+  readonly writeRest?: RestClient;
   readonly controllers: readonly ControllerEntry[];
   /** Names to run (selectControllers' result). */
   readonly enabled: readonly string[];
@@ -57,29 +59,62 @@ export interface ControllerManagerOptions {
   readonly identity?: string;
 }
 
-export async function runControllerManager(o: ControllerManagerOptions, signal: AbortSignal): Promise<void> {
-  const clock = o.clock ?? realClock;
-  const informers = new SharedInformerFactory(o.rest, { clock, log: o.log, ...(o.resyncMs !== undefined ? { resyncMs: o.resyncMs } : {}) });
-  const recorders: ApiEventRecorder[] = [];
-  const ctx: ControllerContext = {
-    informers,
-    rest: o.rest,
-    clock,
-    log: o.log,
-    recorderFor(component: string): EventRecorder {
-      const r = new ApiEventRecorder(o.rest, { component, ...(o.identity !== undefined ? { host: o.identity } : {}) }, { clock, log: o.log });
-      recorders.push(r);
-      return r;
-    },
-  };
-  const running: Array<{ c: Controller; workers: number }> = [];
-  for (const entry of o.controllers) {
-    if (!o.enabled.includes(entry.name)) continue;
-    running.push({ c: entry.factory(ctx), workers: o.concurrency?.[entry.name] ?? DEFAULT_CONCURRENT_SYNCS });
+/**
+ * The controllers on one informer factory. The caches can fill while the manager stands by
+ * (startInformers), and the workers run only while it leads (runControllers), as kube-controller-manager.
+ */
+export class ControllerManager {
+  private readonly informers: SharedInformerFactory;
+  private readonly recorders: ApiEventRecorder[] = [];
+  private readonly running: Array<{ c: Controller; workers: number }> = [];
+
+  constructor(private readonly o: ControllerManagerOptions) {
+    const clock = o.clock ?? realClock;
+    const writes = o.writeRest ?? o.rest;
+    this.informers = new SharedInformerFactory(o.rest, { clock, log: o.log, ...(o.resyncMs !== undefined ? { resyncMs: o.resyncMs } : {}) });
+    const ctx: ControllerContext = {
+      informers: this.informers,
+      rest: writes,
+      clock,
+      log: o.log,
+      recorderFor: (component: string): EventRecorder => {
+        const r = new ApiEventRecorder(writes, { component, ...(o.identity !== undefined ? { host: o.identity } : {}) }, { clock, log: o.log });
+        this.recorders.push(r);
+        return r;
+      },
+    };
+    for (const entry of o.controllers) {
+      if (!o.enabled.includes(entry.name)) continue;
+      this.running.push({ c: entry.factory(ctx), workers: o.concurrency?.[entry.name] ?? DEFAULT_CONCURRENT_SYNCS });
+    }
   }
-  o.log.info({ controllers: running.map((r) => r.c.name) }, 'starting controllers');
-  informers.start(signal);
-  await Promise.all(running.map((r) => r.c.run(signal, r.workers)));
-  await informers.stopped();
-  await Promise.allSettled(recorders.map((r) => r.flush()));
+
+  get names(): string[] {
+    return this.running.map((r) => r.c.name);
+  }
+
+  /** Starts the informers (until the signal aborts); true once every cache holds its first list. */
+  async startInformers(signal: AbortSignal): Promise<boolean> {
+    this.informers.start(signal);
+    return this.informers.waitForCacheSync(signal);
+  }
+
+  /** Runs every controller's workers until the signal aborts, then lets their events out. */
+  async runControllers(signal: AbortSignal): Promise<void> {
+    this.o.log.info({ controllers: this.names }, 'starting controllers');
+    await Promise.all(this.running.map((r) => r.c.run(signal, r.workers)));
+    await Promise.allSettled(this.recorders.map((r) => r.flush()));
+  }
+
+  /** Resolves when the informers have stopped (after startInformers' signal aborts). */
+  informersStopped(): Promise<void> {
+    return this.informers.stopped();
+  }
+}
+
+/** Not leader-elected: informers and controllers on one signal. */
+export async function runControllerManager(o: ControllerManagerOptions, signal: AbortSignal): Promise<void> {
+  const m = new ControllerManager(o);
+  if (await m.startInformers(signal)) await m.runControllers(signal);
+  await m.informersStopped();
 }
