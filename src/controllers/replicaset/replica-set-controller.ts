@@ -39,6 +39,7 @@ export function newReplicaSetController(ctx: ControllerContext): Controller {
     expectations,
     recorder: ctx.recorderFor('replicaset-controller'),
     wallNow: () => ctx.clock.wallNow(),
+    log,
   });
 
   const resolve = (pod: Pod): ReplicaSet | undefined => resolveControllerRef(pod, RS_KIND, rsInf.lister);

@@ -2,6 +2,7 @@
 // listers and writes through PodControl and a status writer, so unit tests drive it with an Indexer and an
 // actions recorder. Level-based: the gap is always `active owned pods - spec.replicas`, recomputed from the
 // cache, and nothing is done for a ReplicaSet whose own creates or deletes are still unobserved.
+import type { Logger } from 'pino';
 import { labelSelectorAsSelector } from '../../api/label-selector.js';
 import type { Selector } from '../../api/labels-selector.js';
 import { isApiStatusError, isNotFound } from '../../client/api-status-error.js';
@@ -42,6 +43,7 @@ export interface ReplicaSetSyncDeps {
   readonly recorder: EventRecorder;
   readonly wallNow: () => Date;
   readonly burstReplicas?: number;
+  readonly log?: Logger;
 }
 
 export interface SyncResult {
@@ -135,6 +137,7 @@ export class ReplicaSetSync {
       const want = Math.min(-diff, burst);
       // Expect them all before the first create, so an informer event for the first pod cannot trigger a second round.
       this.d.expectations.expectCreations(key, want);
+      this.d.log?.debug({ replicaSet: key, count: want }, 'creating pods');
       const template = podFromTemplate(rs);
       const res = await slowStartBatch(want, 1, async () => {
         try {
@@ -156,6 +159,7 @@ export class ReplicaSetSync {
     if (diff > 0) {
       const n = Math.min(diff, burst);
       const victims = podsToDelete(pods, this.relatedPods(rs), n, this.d.wallNow().getTime());
+      this.d.log?.debug({ replicaSet: key, count: n }, 'deleting pods');
       this.d.expectations.expectDeletions(
         key,
         victims.map((p) => objectKey(p)),
