@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
 import { ALL_CONTROLLERS } from '../controllers/all-controllers.js';
-import { ControllerSelectionError, DEFAULT_CONCURRENT_SYNCS, runControllerManager, selectControllers } from '../controllers/controller-manager.js';
+import { ControllerManager, ControllerSelectionError, DEFAULT_CONCURRENT_SYNCS, selectControllers } from '../controllers/controller-manager.js';
 import { makeLogger } from './logger.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
@@ -42,14 +42,18 @@ async function runManager(f: ManagerFlags, log: Logger): Promise<void> {
   }
   const rest = new RestClient({ ...loaded.config, userAgent: 'setpoint-controller-manager/v0.1.0' });
   const ac = new AbortController();
+  const manager = new ControllerManager({ rest, controllers: ALL_CONTROLLERS, enabled: f.enabled, concurrency: f.concurrency, log });
   let done: Promise<void> = Promise.resolve();
   stopOnSignals(log, async () => {
     ac.abort();
     await done;
+    await manager.informersStopped();
     rest.close();
   });
   log.info({ server: loaded.config.server, controllers: f.enabled }, 'starting the controller manager');
-  done = runControllerManager({ rest, controllers: ALL_CONTROLLERS, enabled: f.enabled, concurrency: f.concurrency, log }, ac.signal);
+  if (!(await manager.startInformers(ac.signal))) return;
+  log.info('caches synced');
+  done = manager.runControllers(ac.signal);
   await done;
 }
 

@@ -16,8 +16,9 @@ import { RestClient } from '../../src/client/rest-client.js';
 import type { Deployment, Pod, ReplicaSet } from '../../src/controllers/apps-types.js';
 import { isPodReady } from '../../src/controllers/pod-readiness.js';
 import { startApiServerProcess, type ApiServerProcess } from '../../src/harness/apiserver-process.js';
-import { ManagedProcess } from '../../src/harness/managed-process.js';
-import { setpointMain } from '../../src/harness/setpoint-main.js';
+import { controllerManagerKind } from '../../src/harness/kinds/controller-manager.js';
+import type { ManagedProcess } from '../../src/harness/managed-process.js';
+import { startProcess } from '../../src/harness/process-kind.js';
 import { waitFor } from '../../src/harness/wait.js';
 import { runKubectl } from '../apiserver/helpers/kubectl-runner.js';
 import { StoreTestCluster } from '../etcd-client/helpers/store-cluster.js';
@@ -41,8 +42,12 @@ describe('setpoint controller-manager with Deployments', () => {
     etcd = await StoreTestCluster.start('etcd');
     api = await startApiServerProcess({ dir, etcdServers: etcd.endpoints() });
     rest = new RestClient(api.clientConfig);
-    manager = new ManagedProcess('setpoint controller-manager', { bin: process.execPath, args: [setpointMain(), 'controller-manager', '--kubeconfig', api.kubeconfig], env: { SETPOINT_LOG_FORMAT: 'json' } }, { logFile: join(dir, 'controller-manager.log') });
-    manager.start();
+    let synced = false;
+    ({ process: manager } = await startProcess(
+      controllerManagerKind,
+      { kubeconfig: api.kubeconfig, synced: () => synced },
+      { name: 'controller-manager', dir, output: { capture: true, onLine: (l) => (synced ||= l.includes('caches synced')) } },
+    ));
     node = new SimulatedNode(rest);
     await node.start();
   }, 120_000);
