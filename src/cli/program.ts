@@ -2,6 +2,7 @@
 // (every command and flag documented: test/cli/help.test.ts).
 import { Command } from 'commander';
 import { registerApiServerCommand } from './apiserver-command.js';
+import { registerControllerManagerCommand } from './controller-manager-command.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerStoreCommand } from './store-command.js';
@@ -14,5 +15,6 @@ export function buildProgram(): Command {
   registerApiServerCommand(program);
   registerSchedulerCommand(program);
   registerSimulateCommand(program);
+  registerControllerManagerCommand(program);
   return program;
 }
