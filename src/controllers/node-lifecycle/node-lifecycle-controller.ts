@@ -1,0 +1,140 @@
+// The node lifecycle controller (Kubernetes' pkg/controller/nodelifecycle): a node whose Lease in
+// kube-node-lease and whose Ready heartbeat have not moved for --node-monitor-grace-period (or that never
+// posted status within --node-startup-grace-period) gets Ready=Unknown, "Kubelet stopped posting node
+// status."; the taints follow the Ready condition (unreachable or not-ready, NoSchedule and NoExecute;
+// removed when it is True again); and the pods of a node that is not Ready get Ready=False. Evicting
+// the pods under NoExecute taints is the taint eviction controller's part.
+import type { Logger } from 'pino';
+import { isNotFound } from '../../client/api-status-error.js';
+import type { EventRecorder } from '../../client/event-recorder.js';
+import { NODE_INDEX } from '../../client/indexer.js';
+import type { SharedInformer } from '../../client/informer.js';
+import { ResourceClient } from '../../client/resource-client.js';
+import { LEASES, NODES, PODS } from '../../client/resource-types.js';
+import type { Controller, ControllerContext } from '../controller.js';
+import { KeyedLoop, type ReconcileResult } from '../keyed-loop.js';
+import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from '../lifecycle-flags.js';
+import { findCondition, rfc3339Seconds, setCondition, type StatusCondition } from '../status-conditions.js';
+import { NodeHealthTracker } from './node-health.js';
+import { desiredTaints, sameTaints } from './node-taints.js';
+import { NODE_LEASE_NAMESPACE, nodeAndPodInformers, type LeaseObject, type NodeObject, type PodObject } from './node-types.js';
+
+/** The conditions besides Ready that go Unknown with it (Kubernetes' remainingNodeConditionTypes). */
+const OTHER_CONDITIONS = ['MemoryPressure', 'DiskPressure', 'PIDPressure'];
+
+export class NodeLifecycleController implements Controller {
+  readonly name = 'node-lifecycle';
+  private readonly loop: KeyedLoop<string>;
+  private readonly nodesInf: SharedInformer<NodeObject>;
+  private readonly podsInf: SharedInformer<PodObject>;
+  private readonly leasesInf: SharedInformer<LeaseObject>;
+  private readonly nodes: ResourceClient<NodeObject>;
+  private readonly pods: ResourceClient<PodObject>;
+  private readonly health: NodeHealthTracker;
+  private readonly recorder: EventRecorder;
+  private readonly lastReady = new Map<string, string | undefined>();
+  private readonly log: Logger;
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly opts: LifecycleOptions = DEFAULT_LIFECYCLE_OPTIONS,
+  ) {
+    this.log = ctx.log.child({ controller: this.name });
+    this.loop = new KeyedLoop(this.name, (k) => this.reconcile(k), this.log, ctx.clock);
+    this.health = new NodeHealthTracker(ctx.clock);
+    this.recorder = ctx.recorderFor('node-controller');
+    this.nodes = new ResourceClient(ctx.rest, NODES);
+    this.pods = new ResourceClient(ctx.rest, PODS);
+    ({ nodes: this.nodesInf, pods: this.podsInf } = nodeAndPodInformers(ctx.informers));
+    this.leasesInf = ctx.informers.informerFor<LeaseObject>(LEASES);
+    const onNode = (n: NodeObject): void => this.loop.enqueue(n.metadata?.name ?? '');
+    this.nodesInf.addEventHandler({ onAdd: onNode, onUpdate: (_o, n) => onNode(n) });
+    const onLease = (l: LeaseObject): void => {
+      if (l.metadata?.namespace === NODE_LEASE_NAMESPACE) this.loop.enqueue(l.metadata.name ?? '');
+    };
+    this.leasesInf.addEventHandler({ onAdd: onLease, onUpdate: (_o, l) => onLease(l) });
+    // A pod arriving on a node that is not Ready is marked at once, as Kubernetes' processPod does.
+    const onPod = (p: PodObject): void => {
+      const node = p.spec?.nodeName;
+      if (node && this.lastReady.has(node) && this.lastReady.get(node) !== 'True') this.loop.enqueue(node);
+    };
+    this.podsInf.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
+  }
+
+  run(signal: AbortSignal, workers: number): Promise<void> {
+    return this.loop.run(this.ctx.informers, signal, workers);
+  }
+
+  private async reconcile(name: string): Promise<ReconcileResult | void> {
+    let node = this.nodesInf.lister.get('', name);
+    if (node === undefined) {
+      this.health.forget(name);
+      this.lastReady.delete(name);
+      return;
+    }
+    const ready = findCondition(node.status?.conditions, 'Ready');
+    const lease = this.leasesInf.lister.get(NODE_LEASE_NAMESPACE, name);
+    this.health.observe(name, ready?.['lastHeartbeatTime'] as string | undefined, lease?.spec?.renewTime);
+    const h = this.health.judge(name, ready !== undefined, { gracePeriodMs: this.opts.nodeMonitorGracePeriodMs, startupGracePeriodMs: this.opts.nodeStartupGracePeriodMs });
+    if (h.kind === 'silent' && ready?.status !== 'Unknown') {
+      node = await this.markUnknown(node, h.reason, h.message);
+      if (node === undefined) return;
+    }
+    const now = this.ctx.clock.wallNow();
+    const taints = desiredTaints(node, rfc3339Seconds(now));
+    if (!sameTaints(taints, node.spec?.taints)) {
+      this.log.info({ node: name, taints: taints.map((t) => `${t.key}:${t.effect}`) }, 'node taints follow its Ready condition');
+      node = await this.nodes.patch('', name, 'merge', { metadata: { resourceVersion: node.metadata?.resourceVersion }, spec: { taints } });
+    }
+    const readyNow = findCondition(node.status?.conditions, 'Ready')?.status;
+    const before = this.lastReady.get(name);
+    this.lastReady.set(name, readyNow);
+    if (readyNow !== undefined && readyNow !== 'True') {
+      if (before === 'True') this.recorder.event(node, 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
+      await this.markPodsNotReady(name);
+    }
+    // Look again when the grace runs out (a heartbeat or lease renewal brings it back sooner).
+    if (h.kind === 'heard') return { requeueAfterMs: h.graceLeftMs + 1 };
+  }
+
+  /** Ready (and the pressure conditions it has) to Unknown, heartbeat times kept as last seen. */
+  private async markUnknown(node: NodeObject, reason: string, message: string): Promise<NodeObject | undefined> {
+    const name = node.metadata?.name ?? '';
+    const now = this.ctx.clock.wallNow();
+    let conditions: StatusCondition[] = node.status?.conditions ?? [];
+    for (const type of ['Ready', ...OTHER_CONDITIONS]) {
+      const old = findCondition(conditions, type);
+      if (old === undefined && type !== 'Ready') continue;
+      conditions = setCondition(conditions, { ...old, type, status: 'Unknown', reason, message }, now);
+    }
+    this.log.info({ node: name, reason }, 'node silent past its grace period: Ready=Unknown');
+    try {
+      return await this.nodes.patchStatus('', name, 'merge', { metadata: { resourceVersion: node.metadata?.resourceVersion }, status: { conditions } });
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** Kubernetes' MarkPodsNotReady: every pod on the node whose Ready condition is not False yet. */
+  private async markPodsNotReady(nodeName: string): Promise<void> {
+    const now = this.ctx.clock.wallNow();
+    for (const pod of this.podsInf.lister.byIndex(NODE_INDEX, nodeName)) {
+      const ready = findCondition(pod.status?.conditions, 'Ready');
+      if (ready === undefined || ready.status === 'False') continue;
+      const m = pod.metadata ?? {};
+      const conditions = setCondition(pod.status?.conditions, { ...ready, status: 'False' }, now);
+      try {
+        await this.pods.patchStatus(m.namespace ?? '', m.name ?? '', 'merge', { metadata: { resourceVersion: m.resourceVersion }, status: { conditions } });
+        this.recorder.event(pod, 'Warning', 'NodeNotReady', 'Node is not ready');
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+  }
+}
+
+export const nodeLifecycleFactory =
+  (opts: LifecycleOptions = DEFAULT_LIFECYCLE_OPTIONS) =>
+  (ctx: ControllerContext): Controller =>
+    new NodeLifecycleController(ctx, opts);
