@@ -5,14 +5,13 @@
 // Deletions are forced (grace 0): no agent is left to finish them.
 import type { Logger } from 'pino';
 import { isNotFound } from '../../client/api-status-error.js';
-import type { SharedInformer } from '../../client/informer.js';
 import { objectKey } from '../../client/kube-object.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { NODES, PODS } from '../../client/resource-types.js';
 import type { Controller, ControllerContext } from '../controller.js';
 import { KeyedLoop, type ReconcileResult } from '../keyed-loop.js';
 import { DEFAULT_LIFECYCLE_OPTIONS } from '../lifecycle-flags.js';
-import type { NodeObject, PodObject } from '../node-lifecycle/node-types.js';
+import { nodeAndPodInformers, type NodeObject, type PodObject } from '../node-lifecycle/node-types.js';
 import { setCondition } from '../status-conditions.js';
 import { planPodGc } from './pod-gc-plan.js';
 
@@ -31,8 +30,7 @@ const SWEEP = 'sweep';
 export class PodGcController implements Controller {
   readonly name = 'pod-garbage-collector';
   private readonly loop: KeyedLoop<string>;
-  private readonly podsInf: SharedInformer<PodObject>;
-  private readonly nodesInf: SharedInformer<NodeObject>;
+  private readonly cache: ReturnType<typeof nodeAndPodInformers>;
   private readonly pods: ResourceClient<PodObject>;
   private readonly nodes: ResourceClient<NodeObject>;
   /** Node name → monotonic ms when the cache was first seen without it. */
@@ -47,8 +45,7 @@ export class PodGcController implements Controller {
     this.loop = new KeyedLoop(this.name, () => this.sweep(), this.log, ctx.clock);
     this.pods = new ResourceClient(ctx.rest, PODS);
     this.nodes = new ResourceClient(ctx.rest, NODES);
-    this.podsInf = ctx.informers.informerFor<PodObject>(PODS);
-    this.nodesInf = ctx.informers.informerFor<NodeObject>(NODES);
+    this.cache = nodeAndPodInformers(ctx.informers);
   }
 
   run(signal: AbortSignal, workers: number): Promise<void> {
@@ -59,8 +56,8 @@ export class PodGcController implements Controller {
   private async sweep(): Promise<ReconcileResult> {
     const now = this.ctx.clock.now();
     const plan = planPodGc({
-      pods: this.podsInf.lister.list(),
-      nodeKnown: (n) => this.nodesInf.lister.get('', n) !== undefined,
+      pods: this.cache.pods.lister.list(),
+      nodeKnown: (n) => this.cache.nodes.lister.get('', n) !== undefined,
       nodeQuarantined: (n) => {
         const since = this.missingSince.get(n);
         return since !== undefined && now - since >= this.opts.quarantineMs;
