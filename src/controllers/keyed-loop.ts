@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { SharedInformerFactory } from '../client/informer-factory.js';
 import { WorkQueue } from '../client/work-queue.js';
 import type { Clock } from '../client/clock.js';
+import type { Controller, ControllerContext } from './controller.js';
 
 export interface ReconcileResult {
   /** Look at the key again after this many ms (a timed decision: a grace period, a toleration). */
@@ -69,5 +70,25 @@ export class KeyedLoop<K> {
         this.queue.done(next.item);
       }
     }
+  }
+}
+
+/** A controller made of one keyed loop: it names itself, logs as itself, and runs its loop's workers. */
+export abstract class LoopController<K> implements Controller {
+  protected readonly log: Logger;
+  protected readonly loop: KeyedLoop<K>;
+
+  constructor(
+    protected readonly ctx: ControllerContext,
+    readonly name: string,
+  ) {
+    this.log = ctx.log.child({ controller: name });
+    this.loop = new KeyedLoop<K>(name, (k) => this.reconcile(k), this.log, ctx.clock);
+  }
+
+  protected abstract reconcile(key: K): Promise<ReconcileResult | void>;
+
+  run(signal: AbortSignal, workers: number): Promise<void> {
+    return this.loop.run(this.ctx.informers, signal, workers);
   }
 }

@@ -4,14 +4,13 @@
 // owner waits for it) or, for an object being deleted in the foreground, whether its blocking dependents
 // are gone so the `foregroundDeletion` finalizer can go. `orphan:<uid>` strips an owner being deleted with
 // the `orphan` finalizer from its dependents' ownerReferences, then removes the finalizer.
-import type { Logger } from 'pino';
 import { isNotFound } from '../../client/api-status-error.js';
 import { deletedObject } from '../../client/informer.js';
 import type { KubeObject, OwnerReference } from '../../client/kube-object.js';
 import { ResourceClient, type ResourceType } from '../../client/resource-client.js';
 import { CONFIGMAPS, DEPLOYMENTS, LEASES, NODES, PODS, REPLICASETS, SECRETS, SERVICEACCOUNTS } from '../../client/resource-types.js';
-import type { Controller, ControllerContext, ControllerFactory } from '../controller.js';
-import { KeyedLoop } from '../keyed-loop.js';
+import type { ControllerContext, ControllerFactory } from '../controller.js';
+import { LoopController } from '../keyed-loop.js';
 import { DependencyGraph, nodeOf, type GraphNode } from './dependency-graph.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './finalizers.js';
 import { decide, type OwnerState } from './gc-decision.js';
@@ -23,19 +22,12 @@ export const GC_RESOURCES: readonly ResourceType[] = [PODS, NODES, CONFIGMAPS, S
 const kindKey = (group: string, kind: string): string => `${group}/${kind}`;
 const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 
-export class GarbageCollector implements Controller {
-  readonly name = 'garbage-collector';
+export class GarbageCollector extends LoopController<string> {
   readonly graph = new DependencyGraph();
-  private readonly loop: KeyedLoop<string>;
   private readonly clients = new Map<string, ResourceClient>();
-  private readonly log: Logger;
 
-  constructor(
-    private readonly ctx: ControllerContext,
-    types: readonly ResourceType[] = GC_RESOURCES,
-  ) {
-    this.log = ctx.log.child({ controller: this.name });
-    this.loop = new KeyedLoop(this.name, (k) => this.reconcile(k), this.log, ctx.clock);
+  constructor(ctx: ControllerContext, types: readonly ResourceType[] = GC_RESOURCES) {
+    super(ctx, 'garbage-collector');
     for (const t of types) {
       this.clients.set(kindKey(t.group, t.kind), new ResourceClient(ctx.rest, t));
       ctx.informers.informerFor(t).addEventHandler({
@@ -44,10 +36,6 @@ export class GarbageCollector implements Controller {
         onDelete: (o) => this.forget(deletedObject(o)),
       });
     }
-  }
-
-  run(signal: AbortSignal, workers: number): Promise<void> {
-    return this.loop.run(this.ctx.informers, signal, workers);
   }
 
   private observe(t: ResourceType, o: KubeObject): void {
@@ -78,7 +66,7 @@ export class GarbageCollector implements Controller {
     return this.clients.get(kindKey(n.type.group, n.type.kind))!;
   }
 
-  private async reconcile(key: string): Promise<void> {
+  protected async reconcile(key: string): Promise<void> {
     const [job, uid = ''] = key.split(':');
     const n = this.graph.node(uid);
     if (n === undefined) return;

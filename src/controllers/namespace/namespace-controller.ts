@@ -1,14 +1,13 @@
 // The namespace controller (Kubernetes' pkg/controller/namespace): a namespace with a deletionTimestamp
 // is emptied of every namespaced kind discovery lists, its conditions say what is left and why, and once
 // nothing is left the `kubernetes` finalizer goes through /finalize, so the API server removes it.
-import type { Logger } from 'pino';
 import { isNotFound } from '../../client/api-status-error.js';
 import type { SharedInformer } from '../../client/informer.js';
 import type { KubeObject } from '../../client/kube-object.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { NAMESPACES } from '../../client/resource-types.js';
-import type { Controller, ControllerContext, ControllerFactory } from '../controller.js';
-import { KeyedLoop, type ReconcileResult } from '../keyed-loop.js';
+import type { ControllerContext, ControllerFactory } from '../controller.js';
+import { LoopController, type ReconcileResult } from '../keyed-loop.js';
 import { sameConditions, setCondition, type StatusCondition } from '../status-conditions.js';
 import { deletionConditions, type ContentReport } from './deletion-conditions.js';
 import { discoverNamespacedResources, type DiscoveredResource } from './namespaced-resources.js';
@@ -22,16 +21,12 @@ interface NamespaceObject extends KubeObject {
   status?: { phase?: string; conditions?: StatusCondition[] };
 }
 
-export class NamespaceController implements Controller {
-  readonly name = 'namespace';
-  private readonly loop: KeyedLoop<string>;
+export class NamespaceController extends LoopController<string> {
   private readonly informer: SharedInformer<NamespaceObject>;
   private readonly namespaces: ResourceClient<NamespaceObject>;
-  private readonly log: Logger;
 
-  constructor(private readonly ctx: ControllerContext) {
-    this.log = ctx.log.child({ controller: this.name });
-    this.loop = new KeyedLoop(this.name, (k) => this.reconcile(k), this.log, ctx.clock);
+  constructor(ctx: ControllerContext) {
+    super(ctx, 'namespace');
     this.namespaces = new ResourceClient(ctx.rest, NAMESPACES);
     this.informer = ctx.informers.informerFor<NamespaceObject>(NAMESPACES);
     const onChange = (o: NamespaceObject): void => {
@@ -40,11 +35,7 @@ export class NamespaceController implements Controller {
     this.informer.addEventHandler({ onAdd: onChange, onUpdate: (_old, o) => onChange(o) });
   }
 
-  run(signal: AbortSignal, workers: number): Promise<void> {
-    return this.loop.run(this.ctx.informers, signal, workers);
-  }
-
-  private async reconcile(name: string): Promise<ReconcileResult | void> {
+  protected async reconcile(name: string): Promise<ReconcileResult | void> {
     const ns = this.informer.lister.get('', name);
     if (ns === undefined || !ns.metadata?.deletionTimestamp) return;
     const finalizers = ns.spec?.finalizers ?? [];

@@ -4,7 +4,6 @@
 // status."; the taints follow the Ready condition (unreachable or not-ready, NoSchedule and NoExecute;
 // removed when it is True again); and the pods of a node that is not Ready get Ready=False. Evicting
 // the pods under NoExecute taints is the taint eviction controller's part.
-import type { Logger } from 'pino';
 import { isNotFound } from '../../client/api-status-error.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import { NODE_INDEX } from '../../client/indexer.js';
@@ -12,7 +11,7 @@ import type { SharedInformer } from '../../client/informer.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { LEASES, NODES, PODS } from '../../client/resource-types.js';
 import type { Controller, ControllerContext } from '../controller.js';
-import { KeyedLoop, type ReconcileResult } from '../keyed-loop.js';
+import { LoopController, type ReconcileResult } from '../keyed-loop.js';
 import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from '../lifecycle-flags.js';
 import { findCondition, rfc3339Seconds, setCondition, type StatusCondition } from '../status-conditions.js';
 import { NodeHealthTracker } from './node-health.js';
@@ -22,9 +21,7 @@ import { NODE_LEASE_NAMESPACE, nodeAndPodInformers, type LeaseObject, type NodeO
 /** The conditions besides Ready that go Unknown with it (Kubernetes' remainingNodeConditionTypes). */
 const OTHER_CONDITIONS = ['MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
-export class NodeLifecycleController implements Controller {
-  readonly name = 'node-lifecycle';
-  private readonly loop: KeyedLoop<string>;
+export class NodeLifecycleController extends LoopController<string> {
   private readonly nodesInf: SharedInformer<NodeObject>;
   private readonly podsInf: SharedInformer<PodObject>;
   private readonly leasesInf: SharedInformer<LeaseObject>;
@@ -33,14 +30,12 @@ export class NodeLifecycleController implements Controller {
   private readonly health: NodeHealthTracker;
   private readonly recorder: EventRecorder;
   private readonly lastReady = new Map<string, string | undefined>();
-  private readonly log: Logger;
 
   constructor(
-    private readonly ctx: ControllerContext,
+    ctx: ControllerContext,
     private readonly opts: LifecycleOptions = DEFAULT_LIFECYCLE_OPTIONS,
   ) {
-    this.log = ctx.log.child({ controller: this.name });
-    this.loop = new KeyedLoop(this.name, (k) => this.reconcile(k), this.log, ctx.clock);
+    super(ctx, 'node-lifecycle');
     this.health = new NodeHealthTracker(ctx.clock);
     this.recorder = ctx.recorderFor('node-controller');
     this.nodes = new ResourceClient(ctx.rest, NODES);
@@ -61,11 +56,7 @@ export class NodeLifecycleController implements Controller {
     this.podsInf.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
   }
 
-  run(signal: AbortSignal, workers: number): Promise<void> {
-    return this.loop.run(this.ctx.informers, signal, workers);
-  }
-
-  private async reconcile(name: string): Promise<ReconcileResult | void> {
+  protected async reconcile(name: string): Promise<ReconcileResult | void> {
     let node = this.nodesInf.lister.get('', name);
     if (node === undefined) {
       this.health.forget(name);

@@ -3,7 +3,6 @@
 // tolerationSeconds is deleted when that time has passed since the controller saw it under the taints;
 // each deletion is announced with a TaintManagerEviction event, and a countdown the taints' removal
 // stops is announced as cancelled.
-import type { Logger } from 'pino';
 import { isNotFound } from '../../client/api-status-error.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import { NODE_INDEX } from '../../client/indexer.js';
@@ -11,25 +10,21 @@ import { deletedObject } from '../../client/informer.js';
 import { objectKey } from '../../client/kube-object.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { PODS } from '../../client/resource-types.js';
-import type { Controller, ControllerContext, ControllerFactory } from '../controller.js';
-import { KeyedLoop, type ReconcileResult } from '../keyed-loop.js';
+import type { ControllerContext, ControllerFactory } from '../controller.js';
+import { LoopController, type ReconcileResult } from '../keyed-loop.js';
 import { noExecuteTaints } from './node-taints.js';
 import { nodeAndPodInformers, type NodeObject, type PodObject } from './node-types.js';
 import { EvictionTimer, evictionDelay } from './taint-eviction.js';
 
-export class TaintEvictionController implements Controller {
-  readonly name = 'taint-eviction-controller';
+export class TaintEvictionController extends LoopController<string> {
   private readonly timer: EvictionTimer;
-  private readonly loop: KeyedLoop<string>;
   /** Nodes (for their NoExecute taints) and pods by node. */
   private readonly cache: ReturnType<typeof nodeAndPodInformers>;
   private readonly pods: ResourceClient<PodObject>;
   private readonly recorder: EventRecorder;
-  private readonly log: Logger;
 
-  constructor(private readonly ctx: ControllerContext) {
-    this.log = ctx.log.child({ controller: this.name });
-    this.loop = new KeyedLoop(this.name, (k) => this.reconcile(k), this.log, ctx.clock);
+  constructor(ctx: ControllerContext) {
+    super(ctx, 'taint-eviction-controller');
     this.timer = new EvictionTimer(ctx.clock);
     this.recorder = ctx.recorderFor('taint-eviction-controller');
     this.pods = new ResourceClient(ctx.rest, PODS);
@@ -45,11 +40,7 @@ export class TaintEvictionController implements Controller {
     this.cache.pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p), onDelete: (p) => this.timer.forget(objectKey(deletedObject(p))) });
   }
 
-  run(signal: AbortSignal, workers: number): Promise<void> {
-    return this.loop.run(this.ctx.informers, signal, workers);
-  }
-
-  private async reconcile(key: string): Promise<ReconcileResult | void> {
+  protected async reconcile(key: string): Promise<ReconcileResult | void> {
     const pod = this.cache.pods.lister.getByKey(key);
     const nodeName = pod?.spec?.nodeName;
     if (pod === undefined || !nodeName || pod.metadata?.deletionTimestamp) {

@@ -3,13 +3,12 @@
 // node has been missing for a quarantine, confirmed by a live lookup; the pod is first marked Failed with
 // a DisruptionTarget condition, as Kubernetes does), and terminating pods that were never scheduled.
 // Deletions are forced (grace 0): no agent is left to finish them.
-import type { Logger } from 'pino';
 import { isNotFound } from '../../client/api-status-error.js';
 import { objectKey } from '../../client/kube-object.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { NODES, PODS } from '../../client/resource-types.js';
 import type { Controller, ControllerContext } from '../controller.js';
-import { KeyedLoop, type ReconcileResult } from '../keyed-loop.js';
+import { LoopController, type ReconcileResult } from '../keyed-loop.js';
 import { DEFAULT_LIFECYCLE_OPTIONS } from '../lifecycle-flags.js';
 import { nodeAndPodInformers, type NodeObject, type PodObject } from '../node-lifecycle/node-types.js';
 import { setCondition } from '../status-conditions.js';
@@ -27,33 +26,29 @@ export const DEFAULT_POD_GC_OPTIONS: PodGcOptions = { terminatedPodGcThreshold: 
 
 const SWEEP = 'sweep';
 
-export class PodGcController implements Controller {
-  readonly name = 'pod-garbage-collector';
-  private readonly loop: KeyedLoop<string>;
+export class PodGcController extends LoopController<string> {
   private readonly cache: ReturnType<typeof nodeAndPodInformers>;
   private readonly pods: ResourceClient<PodObject>;
   private readonly nodes: ResourceClient<NodeObject>;
   /** Node name → monotonic ms when the cache was first seen without it. */
   private readonly missingSince = new Map<string, number>();
-  private readonly log: Logger;
 
   constructor(
-    private readonly ctx: ControllerContext,
+    ctx: ControllerContext,
     private readonly opts: PodGcOptions = DEFAULT_POD_GC_OPTIONS,
   ) {
-    this.log = ctx.log.child({ controller: this.name });
-    this.loop = new KeyedLoop(this.name, () => this.sweep(), this.log, ctx.clock);
+    super(ctx, 'pod-garbage-collector');
     this.pods = new ResourceClient(ctx.rest, PODS);
     this.nodes = new ResourceClient(ctx.rest, NODES);
     this.cache = nodeAndPodInformers(ctx.informers);
   }
 
-  run(signal: AbortSignal, workers: number): Promise<void> {
+  override run(signal: AbortSignal, workers: number): Promise<void> {
     this.loop.enqueue(SWEEP);
-    return this.loop.run(this.ctx.informers, signal, workers);
+    return super.run(signal, workers);
   }
 
-  private async sweep(): Promise<ReconcileResult> {
+  protected async reconcile(): Promise<ReconcileResult> {
     const now = this.ctx.clock.now();
     const plan = planPodGc({
       pods: this.cache.pods.lister.list(),

@@ -1,14 +1,13 @@
 // The service account controller (Kubernetes' serviceaccounts-controller): every active namespace has
 // a `default` ServiceAccount; one deleted comes back. A Terminating namespace gets none (the API server
 // would refuse it, and the namespace controller is emptying it).
-import type { Logger } from 'pino';
 import { isAlreadyExists, isApiStatusError } from '../../client/api-status-error.js';
 import { deletedObject, type SharedInformer } from '../../client/informer.js';
 import type { KubeObject } from '../../client/kube-object.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { NAMESPACES, SERVICEACCOUNTS } from '../../client/resource-types.js';
-import type { Controller, ControllerContext, ControllerFactory } from '../controller.js';
-import { KeyedLoop } from '../keyed-loop.js';
+import type { ControllerContext, ControllerFactory } from '../controller.js';
+import { LoopController } from '../keyed-loop.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
@@ -16,17 +15,13 @@ interface NamespaceObject extends KubeObject {
   status?: { phase?: string };
 }
 
-export class ServiceAccountController implements Controller {
-  readonly name = 'serviceaccount';
-  private readonly loop: KeyedLoop<string>;
+export class ServiceAccountController extends LoopController<string> {
   private readonly namespaces: SharedInformer<NamespaceObject>;
   private readonly accounts: SharedInformer<KubeObject>;
   private readonly client: ResourceClient;
-  private readonly log: Logger;
 
-  constructor(private readonly ctx: ControllerContext) {
-    this.log = ctx.log.child({ controller: this.name });
-    this.loop = new KeyedLoop(this.name, (ns) => this.reconcile(ns), this.log, ctx.clock);
+  constructor(ctx: ControllerContext) {
+    super(ctx, 'serviceaccount');
     this.client = new ResourceClient(ctx.rest, SERVICEACCOUNTS);
     this.namespaces = ctx.informers.informerFor<NamespaceObject>(NAMESPACES);
     this.accounts = ctx.informers.informerFor(SERVICEACCOUNTS);
@@ -40,11 +35,7 @@ export class ServiceAccountController implements Controller {
     });
   }
 
-  run(signal: AbortSignal, workers: number): Promise<void> {
-    return this.loop.run(this.ctx.informers, signal, workers);
-  }
-
-  private async reconcile(namespace: string): Promise<void> {
+  protected async reconcile(namespace: string): Promise<void> {
     const ns = this.namespaces.lister.get('', namespace);
     if (ns === undefined || ns.metadata?.deletionTimestamp || ns.status?.phase === 'Terminating') return;
     if (this.accounts.lister.get(namespace, DEFAULT_SERVICE_ACCOUNT) !== undefined) return;
