@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/client/manual-clock.js';
 import { NodeHealthTracker } from '../../src/controllers/node-lifecycle/node-health.js';
-import { desiredTaints } from '../../src/controllers/node-lifecycle/node-taints.js';
+import { desiredTaints, startsNoExecute, withoutNoExecute } from '../../src/controllers/node-lifecycle/node-taints.js';
 import type { NodeObject, NodeTaint } from '../../src/controllers/node-lifecycle/node-types.js';
 import { EvictionTimer, evictionDelay } from '../../src/controllers/node-lifecycle/taint-eviction.js';
 
@@ -53,6 +53,14 @@ describe('node taints from the Ready condition', () => {
     expect(desiredTaints(node('False', tainted), now)).toEqual([{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }, { ...notReady, timeAdded: now }]);
     expect(desiredTaints(node('True', [...tainted, other]), now)).toEqual([other]);
     expect(desiredTaints(node(undefined), now)).toEqual([]);
+  });
+
+  it('rate-limits only a node newly tainted NoExecute, not a swap of unreachable for not-ready', () => {
+    const unknown = desiredTaints(node('Unknown'), now);
+    expect(startsNoExecute([], unknown)).toBe(true);
+    expect(startsNoExecute(unknown, desiredTaints(node('False', unknown), now))).toBe(false);
+    expect(startsNoExecute([{ key: 'other', effect: 'NoExecute' }], unknown)).toBe(true);
+    expect(withoutNoExecute(unknown)).toEqual([{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }]);
   });
 });
 

@@ -19,7 +19,7 @@ describe('node lifecycle', () => {
   let h: ControllerHarness;
   beforeAll(async () => {
     h = await startControllerHarness();
-    h.start(nodeLifecycleFactory({ ...DEFAULT_LIFECYCLE_OPTIONS, nodeMonitorGracePeriodMs: GRACE_MS, nodeStartupGracePeriodMs: GRACE_MS }), taintEvictionFactory);
+    h.start(nodeLifecycleFactory({ ...DEFAULT_LIFECYCLE_OPTIONS, nodeMonitorGracePeriodMs: GRACE_MS, nodeStartupGracePeriodMs: GRACE_MS, nodeEvictionRate: 1000 }), taintEvictionFactory);
   });
   afterAll(async () => {
     await h?.stop();

@@ -8,6 +8,7 @@ import { isNotFound } from '../../client/api-status-error.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import { NODE_INDEX } from '../../client/indexer.js';
 import type { SharedInformer } from '../../client/informer.js';
+import { TokenBucket } from '../../client/rate-limiter.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { LEASES, NODES, PODS } from '../../client/resource-types.js';
 import type { Controller, ControllerContext } from '../controller.js';
@@ -15,7 +16,7 @@ import { LoopController, type ReconcileResult } from '../keyed-loop.js';
 import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from '../lifecycle-flags.js';
 import { findCondition, rfc3339Seconds, setCondition, type StatusCondition } from '../status-conditions.js';
 import { NodeHealthTracker } from './node-health.js';
-import { desiredTaints, sameTaints } from './node-taints.js';
+import { desiredTaints, sameTaints, startsNoExecute, withoutNoExecute } from './node-taints.js';
 import { NODE_LEASE_NAMESPACE, nodeAndPodInformers, type LeaseObject, type NodeObject, type PodObject } from './node-types.js';
 
 /** The conditions besides Ready that go Unknown with it (Kubernetes' remainingNodeConditionTypes). */
@@ -30,6 +31,7 @@ export class NodeLifecycleController extends LoopController<string> {
   private readonly health: NodeHealthTracker;
   private readonly recorder: EventRecorder;
   private readonly lastReady = new Map<string, string | undefined>();
+  private readonly evictionRate: TokenBucket;
 
   constructor(
     ctx: ControllerContext,
@@ -37,6 +39,8 @@ export class NodeLifecycleController extends LoopController<string> {
   ) {
     super(ctx, 'node-lifecycle');
     this.health = new NodeHealthTracker(ctx.clock);
+    // Kubernetes' EvictionRateLimiterBurst is 1.
+    this.evictionRate = new TokenBucket(opts.nodeEvictionRate, 1, ctx.clock);
     this.recorder = ctx.recorderFor('node-controller');
     this.nodes = new ResourceClient(ctx.rest, NODES);
     this.pods = new ResourceClient(ctx.rest, PODS);
@@ -72,7 +76,13 @@ export class NodeLifecycleController extends LoopController<string> {
       if (node === undefined) return;
     }
     const now = this.ctx.clock.wallNow();
-    const taints = desiredTaints(node, rfc3339Seconds(now));
+    let taints = desiredTaints(node, rfc3339Seconds(now));
+    let heldBackMs: number | undefined;
+    // --node-eviction-rate: a node newly tainted NoExecute takes a token; swapping unreachable for not-ready does not.
+    if (startsNoExecute(node.spec?.taints, taints) && !this.evictionRate.tryTake()) {
+      taints = withoutNoExecute(taints);
+      heldBackMs = Math.ceil(1000 / Math.max(this.opts.nodeEvictionRate, 1e-6));
+    }
     if (!sameTaints(taints, node.spec?.taints)) {
       this.log.info({ node: name, taints: taints.map((t) => `${t.key}:${t.effect}`) }, 'node taints follow its Ready condition');
       node = await this.nodes.patch('', name, 'merge', { metadata: { resourceVersion: node.metadata?.resourceVersion }, spec: { taints } });
@@ -85,6 +95,7 @@ export class NodeLifecycleController extends LoopController<string> {
       await this.markPodsNotReady(name);
     }
     // Look again when the grace runs out (a heartbeat or lease renewal brings it back sooner).
+    if (heldBackMs !== undefined) return { requeueAfterMs: heldBackMs };
     if (h.kind === 'heard') return { requeueAfterMs: h.graceLeftMs + 1 };
   }
 

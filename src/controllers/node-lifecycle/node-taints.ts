@@ -27,3 +27,14 @@ export function sameTaints(a: readonly NodeTaint[] | undefined, b: readonly Node
 export function noExecuteTaints(node: NodeObject | undefined): NodeTaint[] {
   return (node?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
 }
+
+/** Whether going from `current` to `next` puts a NoExecute taint of ours on a node that had none (rate-limited). */
+export function startsNoExecute(current: readonly NodeTaint[] | undefined, next: readonly NodeTaint[]): boolean {
+  const ours = (l: readonly NodeTaint[]): boolean => l.some((t) => t.effect === 'NoExecute' && OURS.has(t.key));
+  return ours(next) && !ours(current ?? []);
+}
+
+/** `next` without the NoExecute taints of ours (while the eviction rate holds them back). */
+export function withoutNoExecute(next: readonly NodeTaint[]): NodeTaint[] {
+  return next.filter((t) => !(t.effect === 'NoExecute' && OURS.has(t.key)));
+}
