@@ -1,7 +1,8 @@
 // Node lifecycle and taint-based eviction against a real API server, with short grace periods: a node
 // that stops renewing its Lease goes Ready=Unknown with the unreachable taints, its pods go Ready=False,
 // pods without a toleration are deleted at once, pods with tolerationSeconds after it, pods that
-// tolerate the taint forever stay; a heartbeat again removes the taints.
+// tolerate the taint forever stay; a heartbeat again removes the taints; --node-eviction-rate holds back
+// the NoExecute taint of nodes beyond its tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/client/kube-object.js';
 import { EVENTS, LEASES, NODES, PODS } from '../../src/client/resource-types.js';
@@ -83,5 +84,25 @@ describe('node lifecycle', () => {
       return findCondition(got.status?.conditions, 'Ready')?.status === 'Unknown' ? got : undefined;
     });
     expect(findCondition(n.status?.conditions, 'Ready')).toMatchObject({ reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.' });
+  });
+});
+
+describe('node eviction rate', () => {
+  let h: ControllerHarness;
+  beforeAll(async () => {
+    h = await startControllerHarness();
+    // One token per 1,000 s, burst 1: the first silent node is tainted NoExecute, the second must wait.
+    h.start(nodeLifecycleFactory({ ...DEFAULT_LIFECYCLE_OPTIONS, nodeMonitorGracePeriodMs: GRACE_MS, nodeStartupGracePeriodMs: GRACE_MS, nodeEvictionRate: 0.001 }));
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('taints only as many nodes NoExecute as the rate allows; the others get NoSchedule only', async () => {
+    for (const name of ['r1', 'r2']) await h.client(NODES).create({ metadata: { name } });
+    const taintsOf = async (name: string): Promise<string[]> => ((await h.client<NodeObject>(NODES).get('', name)).spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
+    await waitFor('both nodes tainted NoSchedule', async () => (await taintsOf('r1')).length > 0 && (await taintsOf('r2')).length > 0);
+    const both = [await taintsOf('r1'), await taintsOf('r2')].sort((a, b) => b.length - a.length);
+    expect(both).toEqual([['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule'], ['node.kubernetes.io/unreachable:NoSchedule']]);
   });
 });
