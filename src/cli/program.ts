@@ -1,6 +1,7 @@
 // The `setpoint` command as a tree of subcommands, built without running anything, so tests can walk it
 // (every command and flag documented: test/cli/help.test.ts).
 import { Command } from 'commander';
+import { registerAgentCommand } from './agent-command.js';
 import { registerApiServerCommand } from './apiserver-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerStoreCommand } from './store-command.js';
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
   registerStoreCommand(program);
   registerUpCommand(program);
   registerApiServerCommand(program);
+  registerAgentCommand(program);
   registerSimulateCommand(program);
   return program;
 }
