@@ -43,6 +43,10 @@ export class PodSync {
   private readonly written = new Map<string, string>();
   /** uids being stopped and removed in the background (a grace period must not hold a worker). */
   private readonly removing = new Map<string, Promise<void>>();
+  /** uid → the resourceVersion last handed to the runtime: our own status writes come back as updates. */
+  private readonly handed = new Map<string, string>();
+  /** Runtime status changes waiting for the next turn of the event loop (see the constructor). */
+  private readonly changed = new Set<string>();
   private workers: Promise<void>[] = [];
 
   constructor(private readonly deps: PodSyncDeps) {
@@ -53,11 +57,21 @@ export class PodSync {
       onUpdate: (_, o) => this.queue.add(objectKey(o)),
       onDelete: (o) => this.queue.add(objectKey(deletedObject(o))),
     });
+    // The runtime reports a status after every sync, and a reconcile may sync: enqueueing on a later turn
+    // (never in the same run of microtasks) keeps that cycle from starving timers and I/O.
     deps.runtime.on('status', (uid) => {
-      const p = deps.runtime.pod(uid);
-      if (p) this.queue.add(objectKey(p as unknown as KubeObject));
+      if (this.changed.size === 0) setImmediate(() => this.flushChanged());
+      this.changed.add(uid);
     });
     deps.runtime.on('event', (e) => deps.recorder.event(podRef(e.pod), e.type, e.reason, e.message));
+  }
+
+  private flushChanged(): void {
+    for (const uid of this.changed) {
+      const p = this.deps.runtime.pod(uid);
+      if (p) this.queue.add(objectKey(p as unknown as KubeObject));
+    }
+    this.changed.clear();
   }
 
   /** Starts the workers once the informer has its first list (so adopted pods are judged against it). */
@@ -113,6 +127,7 @@ export class PodSync {
       .finally(() => {
         this.removing.delete(uid);
         this.written.delete(uid);
+        this.handed.delete(uid);
       });
     this.removing.set(uid, p);
   }
@@ -134,8 +149,10 @@ export class PodSync {
       if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return;
     }
     if (this.removing.has(uid)) return;
+    const rv = pod.metadata.resourceVersion ?? '';
     try {
-      rt.syncPod(pod);
+      if (!known || this.handed.get(uid) !== rv) rt.syncPod(pod);
+      this.handed.set(uid, rv);
     } catch (e) {
       this.deps.recorder.event(pod as unknown as KubeObject, 'Warning', 'Failed', (e as Error).message);
       this.deps.log.warn({ err: (e as Error).message, pod: key }, 'the runtime refused the pod');

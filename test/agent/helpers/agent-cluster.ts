@@ -3,7 +3,7 @@
 // admin client and kubeconfig for the test. stop() kills every process, then kills the pods the agents
 // left running (a runtime on each root adopts them and stops them), and removes the directory.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +30,15 @@ export function startMain(args: readonly string[]): Proc {
   let output = '';
   const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SETPOINT_LOG_FORMAT: 'json' } });
   registerChild(child);
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  // SETPOINT_TEST_LOGS=DIR keeps each process's output in DIR (for a failure seen only on a loaded machine).
+  const keep = process.env.SETPOINT_TEST_LOGS;
+  const file = keep !== undefined ? join(keep, `${args[0] ?? 'main'}-${Date.now()}.log`) : undefined;
+  const add = (d: Buffer): void => {
+    output += d.toString();
+    if (file !== undefined) appendFileSync(file, d);
+  };
+  child.stdout?.on('data', add);
+  child.stderr?.on('data', add);
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }
