@@ -10,6 +10,7 @@ import type { KubeObject } from '../../src/client/kube-object.js';
 import { ResourceClient } from '../../src/client/resource-client.js';
 import { EVENTS, LEASES, NODES, PODS } from '../../src/client/resource-types.js';
 import { waitFor } from '../../src/harness/wait.js';
+import { runKubectl, spawnKubectl } from '../apiserver/helpers/kubectl-runner.js';
 import { AgentCluster, kill } from './helpers/agent-cluster.js';
 
 const NODE = 'agent-e2e-1';
@@ -242,5 +243,58 @@ describe('setpoint agent', () => {
     expect(after?.containerID).toBe(before?.containerID);
     expect(Number(await httpGet(`http://${serverIP}:8080/`))).toBe(serverPid);
     expect(processesWith('MARK-web').sort()).toEqual(webProcs);
+  });
+
+  it('serves pods/log through the API server: kubectl logs, -f, --previous, --tail, --since, -c', async () => {
+    const loop = (tag: string): string => `i=0; while true; do echo ${tag} $i; i=$((i+1)); sleep 0.2; done`;
+    await pods.create(
+      podOf('talker', {
+        containers: [
+          { name: 'main', image: 'local', command: ['sh', '-c', loop('main')] },
+          { name: 'side', image: 'local', command: ['sh', '-c', loop('side')] },
+        ],
+      }),
+    );
+    await waitPod('talker', 'talker running', (x) => containerStatus(x, 'side')?.state.running !== undefined && containerStatus(x, 'main')?.state.running !== undefined);
+    const home = join(c.dir, 'kubectl-home');
+    const kubectl = (...args: string[]): ReturnType<typeof runKubectl> => runKubectl(c.adminKubeconfig, home, args);
+    await waitFor('a few lines of output', async () => ((await kubectl('logs', 'talker', '-c', 'main')).stdout.match(/^main \d+$/gm)?.length ?? 0) >= 4);
+
+    // kubectl picks the first container itself; the API server asks for a name when none is given.
+    const defaulted = await kubectl('logs', 'talker');
+    expect(defaulted.stderr).toContain('Defaulted container "main" out of: main, side');
+    expect(defaulted.stdout).toMatch(/^main 0\n/);
+    const noName = await c.admin.request({ path: '/api/v1/namespaces/default/pods/talker/log' }).then(
+      () => '',
+      (e: unknown) => (e as Error).message,
+    );
+    expect(noName).toContain('a container name must be specified for pod talker, choose one of: [main side]');
+    const side = await kubectl('logs', 'talker', '-c', 'side');
+    expect(side.stdout).toMatch(/^side 0\nside 1\n/);
+    expect(side.stdout).not.toContain('main');
+    const tail = await kubectl('logs', 'talker', '-c', 'main', '--tail=2');
+    expect(tail.stdout.trim().split('\n')).toHaveLength(2);
+    expect((await kubectl('logs', 'talker', '-c', 'main', '--since=1h')).stdout).toMatch(/^main 0\n/);
+    const stamped = await kubectl('logs', 'talker', '-c', 'main', '--timestamps', '--tail=1');
+    expect(stamped.stdout).toMatch(/^\d{4}-\d\d-\d\dT\S+Z main \d+\n$/);
+    expect((await kubectl('logs', 'talker', '-c', 'main', '--limit-bytes=5')).stdout).toBe('main ');
+
+    // --previous: the crash-looping container's last run said "dying".
+    expect((await kubectl('logs', 'crash', '--previous')).stdout).toBe('dying\n');
+    const noPrev = await kubectl('logs', 'talker', '-c', 'main', '--previous');
+    expect(noPrev.stderr).toContain('previous terminated container "main" in pod "talker" not found');
+
+    // -f keeps streaming lines written after it started.
+    const follow = spawnKubectl(c.adminKubeconfig, home, ['logs', '-f', 'talker', '-c', 'main', '--tail=1']);
+    let out = '';
+    follow.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      const first = await waitFor('the first followed line', () => /main (\d+)\n/.exec(out)?.[1]);
+      await waitFor('lines written after it', () => (out.match(/^main \d+$/gm) ?? []).some((l) => Number(l.split(' ')[1]) >= Number(first) + 3), {
+        detail: () => out,
+      });
+    } finally {
+      follow.kill('SIGKILL');
+    }
   });
 });

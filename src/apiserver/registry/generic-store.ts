@@ -17,6 +17,7 @@ import { HistoryWriter, historyKey, type HistoryEntry } from './history.js';
 import { asStatusError } from './registry-errors.js';
 import { predicateFrom } from './selection.js';
 import type { StoreContext } from './store-context.js';
+import { servePodLog } from './pod-log.js';
 import { serveSubresource } from './subresources.js';
 import { update } from './update.js';
 import type { Strategy } from './strategy.js';
@@ -102,6 +103,10 @@ export class GenericStore implements ResourceHandler {
       const sub = info.subresource;
       if (sub === 'scale' || sub === 'binding' || sub === 'eviction' || sub === 'finalize') {
         await serveSubresource(this, req, res);
+        return;
+      }
+      if (sub === 'log' && this.groupResource.group === '' && this.groupResource.resource === 'pods') {
+        await servePodLog(this, req, res, this.ctx.kubeletClient);
         return;
       }
       switch (info.verb) {
