@@ -1,6 +1,7 @@
 // The `setpoint` command as a tree of subcommands, built without running anything, so tests can walk it
 // (every command and flag documented: test/cli/help.test.ts).
 import { Command } from 'commander';
+import { registerAgentCommand } from './agent-command.js';
 import { registerApiServerCommand } from './apiserver-command.js';
 import { registerControllerManagerCommand } from './controller-manager-command.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
   registerUpCommand(program);
   registerApiServerCommand(program);
   registerSchedulerCommand(program);
+  registerAgentCommand(program);
   registerSimulateCommand(program);
   registerControllerManagerCommand(program);
   return program;
