@@ -2,6 +2,7 @@
 // (every command and flag documented: test/cli/help.test.ts).
 import { Command } from 'commander';
 import { registerApiServerCommand } from './apiserver-command.js';
+import { registerClientVerbs } from './kubectl-verbs/register-verbs.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerStoreCommand } from './store-command.js';
 import { registerUpCommand } from './up-command.js';
@@ -12,5 +13,6 @@ export function buildProgram(): Command {
   registerUpCommand(program);
   registerApiServerCommand(program);
   registerSimulateCommand(program);
+  registerClientVerbs(program);
   return program;
 }
