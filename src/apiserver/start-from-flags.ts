@@ -63,7 +63,7 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
       ...(flags.etcd.keyFile ? { keyFile: flags.etcd.keyFile } : {}),
     };
     client = new EtcdClient({ endpoints: flags.etcd.servers, ...(Object.keys(tls).length > 0 ? { tls } : {}), logger: log });
-    api = new ApiRegistry({ client, etcdPrefix: flags.etcd.prefix, eventTtlSeconds: flags.eventTtlSeconds, log, ...(opts.admission ? { admission: opts.admission } : {}) });
+    api = new ApiRegistry({ client, etcdPrefix: flags.etcd.prefix, eventTtlSeconds: flags.eventTtlSeconds, watchCache: flags.watchCache, log, ...(opts.admission ? { admission: opts.admission } : {}) });
     registry = api.registry;
     compactor = new Compactor(client, { intervalMs: flags.etcd.compactionIntervalMs, logger: log });
     compactor.start();
