@@ -51,6 +51,8 @@ class Getter {
   private printedTables = 0;
   private failed = false;
   private rv = '';
+  /** Column widths so far, so `-w` rows line up under the first table (kubectl's RememberWidths). */
+  private readonly widths: number[] = [];
 
   constructor(
     private readonly ctx: CliContext,
@@ -91,8 +93,10 @@ class Getter {
       const rows = tables.flatMap((t) => tableRows(t, l));
       if (rows.length === 0) return;
       if (this.printedTables++ > 0) out('');
+      // Each kind's table is laid out on its own, as kubectl starts a new one per kind.
+      this.widths.length = 0;
       const header = tables[0] ? tableHeader(tables[0], l) : [];
-      for (const line of alignColumns(this.flags.noHeaders === true ? rows : [header, ...rows])) out(line);
+      for (const line of alignColumns(this.flags.noHeaders === true ? rows : [header, ...rows], this.widths)) out(line);
       return;
     }
     if (r.names.length === 0) {
@@ -166,8 +170,10 @@ class Getter {
           else process.stdout.write(this.format === 'json' ? `${toJson(o)}\n` : `---\n${toYaml(o)}`);
           continue;
         }
-        // Each change is a line aligned on its own: kubectl flushes its tabwriter per watch event.
-        for (const row of tableRows(ev.object, this.layout(r))) out(alignColumns([row]).join(''));
+        const rows = tableRows(ev.object, this.layout(r));
+        // Nothing listed yet: the first change brings the header, as kubectl prints it.
+        if (this.printedTables++ === 0 && this.flags.noHeaders !== true) rows.unshift(tableHeader(ev.object, this.layout(r)));
+        for (const line of alignColumns(rows, this.widths)) out(line);
       }
     } finally {
       process.off('SIGINT', stop);

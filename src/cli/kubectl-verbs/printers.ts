@@ -32,8 +32,8 @@ export interface TableDoc {
 }
 
 /** Rows of cells aligned as kubectl get aligns them. */
-export function alignColumns(rows: readonly (readonly string[])[]): string[] {
-  return rows.length === 0 ? [] : tabulate(rows.map((r) => r.join('\t')).join('\n'), TABLE_TABS);
+export function alignColumns(rows: readonly (readonly string[])[], remembered?: number[]): string[] {
+  return rows.length === 0 ? [] : tabulate(rows.map((r) => r.join('\t')).join('\n'), TABLE_TABS, remembered);
 }
 
 export function cellText(v: unknown): string {

@@ -1,7 +1,8 @@
 // Go's text/tabwriter, which kubectl prints tables and describe output through: tab-terminated cells are
 // aligned in column blocks (consecutive lines that have that column), each as wide as its widest cell plus
 // the padding (at least minWidth); text after a line's last tab is not padded; a line without tabs ends
-// every block, as Go's writer flushes there.
+// every block, as Go's writer flushes there. With `remembered` (kubectl's fork of the writer, RememberWidths),
+// a column is never narrower than it was in an earlier call: `get -w` rows stay under the header.
 export interface TabOptions {
   readonly minWidth: number;
   readonly padding: number;
@@ -12,7 +13,7 @@ export const TABLE_TABS: TabOptions = { minWidth: 6, padding: 3 };
 /** kubectl describe's. */
 export const DESCRIBE_TABS: TabOptions = { minWidth: 0, padding: 2 };
 
-function formatBlock(lines: readonly string[][], o: TabOptions, outLines: string[]): void {
+function formatBlock(lines: readonly string[][], o: TabOptions, outLines: string[], remembered?: number[]): void {
   const widths: number[] = [];
   const write = (from: number, to: number): void => {
     for (let i = from; i < to; i++) {
@@ -32,6 +33,10 @@ function formatBlock(lines: readonly string[][], o: TabOptions, outLines: string
         if (column >= cells.length - 1) break;
         width = Math.max(width, (cells[column]?.length ?? 0) + o.padding);
       }
+      if (remembered) {
+        width = Math.max(width, remembered[column] ?? 0);
+        remembered[column] = width;
+      }
       widths.push(width);
       format(line0, i);
       widths.pop();
@@ -44,7 +49,7 @@ function formatBlock(lines: readonly string[][], o: TabOptions, outLines: string
 }
 
 /** Aligns text whose lines hold tab-separated cells. Returns the lines (no trailing newline). */
-export function tabulate(text: string, o: TabOptions): string[] {
+export function tabulate(text: string, o: TabOptions, remembered?: number[]): string[] {
   const out: string[] = [];
   let block: string[][] = [];
   const raw = text.endsWith('\n') ? text.slice(0, -1) : text;
@@ -52,10 +57,10 @@ export function tabulate(text: string, o: TabOptions): string[] {
     const cells = line.split('\t');
     block.push(cells);
     if (cells.length === 1) {
-      formatBlock(block, o, out);
+      formatBlock(block, o, out, remembered);
       block = [];
     }
   }
-  if (block.length > 0) formatBlock(block, o, out);
+  if (block.length > 0) formatBlock(block, o, out, remembered);
   return out;
 }
