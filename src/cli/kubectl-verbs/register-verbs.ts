@@ -5,6 +5,7 @@ import { registerDeleteVerb } from './delete-verb.js';
 import { registerDescribeVerb } from './describe-verb.js';
 import { registerEventsVerb } from './events-verb.js';
 import { registerGetVerb } from './get-verb.js';
+import { registerWhyVerb } from './why-verb.js';
 
 export function registerClientVerbs(program: Command): void {
   registerApplyVerb(program);
@@ -12,4 +13,5 @@ export function registerClientVerbs(program: Command): void {
   registerDescribeVerb(program);
   registerDeleteVerb(program);
   registerEventsVerb(program);
+  registerWhyVerb(program);
 }
