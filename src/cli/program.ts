@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerAgentCommand } from './agent-command.js';
 import { registerApiServerCommand } from './apiserver-command.js';
 import { registerControllerManagerCommand } from './controller-manager-command.js';
+import { registerClientVerbs } from './kubectl-verbs/register-verbs.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerStoreCommand } from './store-command.js';
@@ -18,5 +19,6 @@ export function buildProgram(): Command {
   registerAgentCommand(program);
   registerSimulateCommand(program);
   registerControllerManagerCommand(program);
+  registerClientVerbs(program);
   return program;
 }
