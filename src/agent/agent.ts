@@ -12,12 +12,12 @@ import { apiPodInputs } from './api-pod-inputs.js';
 import { hostFacts } from './host-facts.js';
 import { LogServer } from './log-server.js';
 import { NodeLease } from './node-lease.js';
-import type { Taint } from './node-object.js';
+import type { NodeSettings } from './node-object.js';
 import { NodeReporter } from './node-reporter.js';
 import { PodRuntime } from './pod-runtime.js';
 import { PodSync } from './pod-sync.js';
 
-export interface AgentOptions {
+export interface AgentOptions extends NodeSettings {
   readonly rest: RestClient;
   readonly nodeName: string;
   readonly rootDir: string;
@@ -28,10 +28,6 @@ export interface AgentOptions {
   /** --port; 0 picks a free one (reported in the Node's daemonEndpoints). */
   readonly port: number;
   readonly statusUpdateEveryMs: number;
-  readonly leaseDurationSeconds: number;
-  readonly maxPods: number;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly taints: readonly Taint[];
   readonly backoff?: BackoffSettings;
   /** The pods' block of 127.1.0.0/16 (--pod-cidr). */
   readonly addressRange?: { readonly offset: number; readonly size: number };
