@@ -31,6 +31,8 @@ export interface AgentOptions extends NodeSettings {
   readonly backoff?: BackoffSettings;
   /** The pods' block of 127.1.0.0/16 (--pod-cidr). */
   readonly addressRange?: { readonly offset: number; readonly size: number };
+  /** Also link volumes at their real mountPath where that path is free (--host-mount-paths; see volumes.ts). */
+  readonly hostMountPaths?: boolean;
   readonly serving: { readonly certPem: string; readonly keyPem: string };
   readonly clientCaPem?: string;
   readonly log: Logger;
@@ -57,6 +59,7 @@ export class Agent {
       log: o.log.child({ component: 'runtime' }),
       ...(o.backoff ? { backoff: o.backoff } : {}),
       ...(o.addressRange ? { addressRange: o.addressRange } : {}),
+      hostMountPaths: o.hostMountPaths ?? false,
     });
     this.recorder = new ApiEventRecorder(o.rest, { component: 'kubelet', host: o.nodeName }, { log: o.log });
     this.factory = new SharedInformerFactory(o.rest, { log: o.log });

@@ -38,6 +38,7 @@ interface AgentFlags {
   crashLoopBackOffMax: string;
   crashLoopBackOffReset: string;
   logLevel: string;
+  hostMountPaths?: boolean;
   simulate?: string;
 }
 
@@ -141,6 +142,7 @@ async function runAgent(f: AgentFlags): Promise<void> {
     labels,
     taints,
     backoff,
+    hostMountPaths: f.hostMountPaths === true,
     ...(addressRange ? { addressRange } : {}),
     serving,
     ...(ca !== undefined ? { clientCaPem: ca } : {}),
@@ -188,6 +190,7 @@ export function registerAgentCommand(program: Command): void {
     .option('--crash-loop-back-off-initial <duration>', 'CrashLoopBackOff: the first delay', `${KUBELET_BACKOFF.initialMs / 1000}s`)
     .option('--crash-loop-back-off-max <duration>', 'CrashLoopBackOff: the cap', `${KUBELET_BACKOFF.maxMs / 1000}s`)
     .option('--crash-loop-back-off-reset <duration>', 'CrashLoopBackOff: running this long forgets the back-off', `${KUBELET_BACKOFF.resetMs / 1000}s`)
+    .option('--host-mount-paths', "also link each volume at its real mountPath when that path does not exist and its parent is writable (off: volumes are found under the container's root, see docs/agent.md)")
     .option('--simulate <n>', 'run N simulated nodes (<node-name>-0 … -N-1, default name sim-node) instead: pods bound to them are Running and Ready at once, no processes')
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'));
   cmd.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
