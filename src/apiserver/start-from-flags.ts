@@ -21,7 +21,7 @@ export interface StartOptions {
   readonly log: Logger;
   /** Default: every kind (src/apiserver/registry) on the store --etcd-servers names. */
   readonly registry?: ResourceRegistry;
-  /** The admission chain for the default registry (default: none). */
+  /** The admission chain for the default registry (default: Kubernetes' default plugins and the webhooks). */
   readonly admission?: AdmissionChain;
   /** Default: etcd's /health on --etcd-servers. */
   readonly storeCheck?: () => Promise<void>;
@@ -67,7 +67,15 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
       ...(flags.etcd.keyFile ? { keyFile: flags.etcd.keyFile } : {}),
     };
     client = new EtcdClient({ endpoints: flags.etcd.servers, ...(Object.keys(tls).length > 0 ? { tls } : {}), logger: log });
-    api = new ApiRegistry({ client, etcdPrefix: flags.etcd.prefix, eventTtlSeconds: flags.eventTtlSeconds, watchCache: flags.watchCache, log, ...(opts.admission ? { admission: opts.admission } : {}) });
+    api = new ApiRegistry({
+      client,
+      etcdPrefix: flags.etcd.prefix,
+      eventTtlSeconds: flags.eventTtlSeconds,
+      watchCache: flags.watchCache,
+      log,
+      ...(opts.admission ? { admission: opts.admission } : {}),
+      admissionOptions: flags.admission,
+    });
     registry = api.registry;
     if (kubeletClient) api.setKubeletClient(kubeletClient);
     compactor = new Compactor(client, { intervalMs: flags.etcd.compactionIntervalMs, logger: log });
@@ -78,13 +86,13 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
     let namespacesMade = false;
     let attempt: Promise<void> | undefined;
     const makeNamespaces = (): void => {
-      attempt ??= made.ensureSystemNamespaces().then(
+      attempt ??= made.ensureSystemNamespaces().then(() => made.ensureSystemPriorityClasses()).then(
         () => {
           namespacesMade = true;
         },
         (e: unknown) => {
           attempt = undefined;
-          log.warn({ err: (e as Error).message }, 'making the system namespaces failed; retrying on /readyz');
+          log.warn({ err: (e as Error).message }, 'making the system namespaces and priority classes failed; retrying on /readyz');
         },
       );
     };
