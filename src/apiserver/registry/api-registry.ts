@@ -2,6 +2,7 @@
 // etcd-backed storage, a GenericStore per kind registered in the ResourceRegistry (discovery and routing
 // read it), OpenAPI v3 documents per group-version from the schema model, the namespaces Kubernetes makes
 // at start, and apiserver_storage_objects.
+import type { KubeletClientCert } from './pod-log.js';
 import type { Logger } from 'pino';
 import { openAPIDocument, groupVersionPath, type OpenAPIResource } from '../../api/openapi.js';
 import { builtinSchemas, type SchemaRegistry } from '../../api/schema/registry.js';
@@ -123,6 +124,11 @@ export class ApiRegistry {
 
   store(group: string, resource: string): GenericStore | undefined {
     return this.stores.get(`${group}/${resource}`);
+  }
+
+  /** The client certificate pods/log presents to agents (see pod-log.ts). */
+  setKubeletClient(cert: KubeletClientCert): void {
+    this.ctx.kubeletClient = cert;
   }
 
   /** Swaps in the admission chain (admission's plugins and webhooks are built after the registry). */

@@ -18,6 +18,7 @@ import { asStatusError } from './registry-errors.js';
 import { ResponseWarnings } from './response-warnings.js';
 import { predicateFrom } from './selection.js';
 import type { StoreContext } from './store-context.js';
+import { servePodLog } from './pod-log.js';
 import { serveSubresource } from './subresources.js';
 import { update } from './update.js';
 import type { Strategy } from './strategy.js';
@@ -107,6 +108,10 @@ export class GenericStore implements ResourceHandler {
       const sub = info.subresource;
       if (sub === 'scale' || sub === 'binding' || sub === 'eviction' || sub === 'finalize') {
         await serveSubresource(this, req, res);
+        return;
+      }
+      if (sub === 'log' && this.groupResource.group === '' && this.groupResource.resource === 'pods') {
+        await servePodLog(this, req, res, this.ctx.kubeletClient);
         return;
       }
       switch (info.verb) {

@@ -52,7 +52,7 @@ export function resetForEndpoint(store: GenericStore, subresource: string, next:
     if ((m[f] === undefined || m[f] === null || m[f] === '') && om[f] !== undefined) (m as Record<string, unknown>)[f] = om[f];
   }
   if ((m.resourceVersion === undefined || m.resourceVersion === '') && om.resourceVersion !== undefined) m.resourceVersion = om.resourceVersion;
-  store.strategy.prepareForUpdate?.(next, old);
+  store.strategy.prepareForUpdate?.(next, old, subresource);
   if (store.strategy.hasGeneration) {
     const g = typeof om['generation'] === 'number' ? om['generation'] : 1;
     m['generation'] = outsideMetaAndStatus(next) !== outsideMetaAndStatus(old) ? g + 1 : g;
@@ -121,7 +121,8 @@ export async function updateObject(
     // Finalizers all gone from an object being deleted (and no grace left): the update completes the delete.
     const m = result.object.metadata;
     const fin = m['finalizers'];
-    if (m['deletionTimestamp'] && (!Array.isArray(fin) || fin.length === 0) && !m['deletionGracePeriodSeconds'] && !scope.dryRun && !result.created) {
+    const held = store.strategy.holdsDeletion?.(result.object) === true;
+    if (m['deletionTimestamp'] && (!Array.isArray(fin) || fin.length === 0) && !m['deletionGracePeriodSeconds'] && !held && !scope.dryRun && !result.created) {
       try {
         const gone = await store.storage.delete(key, { preconditions: { uid: m.uid ?? '' }, companions: [store.history.deletion(store.historyKey(namespace, name))] });
         return { object: store.present(gone), created: false, warnings };
