@@ -10,7 +10,9 @@ import { Option, type Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
-import { ALL_CONTROLLERS } from '../controllers/all-controllers.js';
+import { DurationError, parseDurationMs } from '../apiserver/duration.js';
+import { ALL_CONTROLLERS, allControllers } from '../controllers/all-controllers.js';
+import { LIFECYCLE_FLAGS, lifecycleOptionsFrom, type LifecycleOptions } from '../controllers/lifecycle-flags.js';
 import { ControllerManager, ControllerSelectionError, DEFAULT_CONCURRENT_SYNCS, selectControllers } from '../controllers/controller-manager.js';
 import { exitLeadershipLost, leaderElected } from './leader-elected.js';
 import { addLeaderElectionFlags, FlagError, parseLeaderElectionFlags, type LeaderElectionFlags } from './leader-election-flags.js';
@@ -38,6 +40,31 @@ interface ManagerFlags {
   readonly enabled: string[];
   readonly concurrency: Record<string, number>;
   readonly le: LeaderElectionFlags;
+  readonly lifecycle: LifecycleOptions;
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The lifecycle controllers' flags (Go durations, ints, floats) into their options; a bad value is exit 2. */
+function lifecycleFlags(opts: Record<string, unknown>): LifecycleOptions {
+  const values = new Map<string, number>();
+  for (const f of LIFECYCLE_FLAGS) {
+    const raw = opts[camel(f.name)];
+    if (raw === undefined) continue;
+    const text = String(raw);
+    let v: number;
+    try {
+      v = f.kind === 'duration' ? parseDurationMs(text) : Number(text);
+    } catch (e) {
+      if (e instanceof DurationError) usageError(`invalid argument ${JSON.stringify(text)} for "--${f.name}" flag: ${e.message}`);
+      throw e;
+    }
+    if (!Number.isFinite(v) || (f.kind === 'int' && !Number.isInteger(v)) || (f.kind !== 'int' && v < 0)) usageError(`invalid argument ${JSON.stringify(text)} for "--${f.name}" flag: not a valid ${f.kind}`);
+    values.set(f.name, v);
+  }
+  return lifecycleOptionsFrom((name) => values.get(name));
 }
 
 async function runManager(f: ManagerFlags, log: Logger): Promise<void> {
@@ -54,7 +81,7 @@ async function runManager(f: ManagerFlags, log: Logger): Promise<void> {
   const manager = new ControllerManager({
     rest,
     writeRest: election.writeRest,
-    controllers: ALL_CONTROLLERS,
+    controllers: allControllers(f.lifecycle),
     enabled: f.enabled,
     concurrency: f.concurrency,
     log,
@@ -93,6 +120,7 @@ export function registerControllerManagerCommand(program: Command): void {
     .addOption(new Option('--concurrent-replicaset-syncs <n>', `ReplicaSets synced at once (default: ${DEFAULT_CONCURRENT_SYNCS})`))
     .addOption(new Option('--concurrent-deployment-syncs <n>', `Deployments synced at once (default: ${DEFAULT_CONCURRENT_SYNCS})`))
     .addOption(new Option('--log-level <level>', "log level: 'debug', 'info', 'warn', 'error', 'fatal' or 'silent' (default: info)"));
+  for (const f of LIFECYCLE_FLAGS) cmd.addOption(new Option(`--${f.name} <${f.kind}>`, `${f.help} (default: ${f.default})`));
   addLeaderElectionFlags(cmd, COMPONENT);
   cmd.exitOverride((err) => {
     if (err.exitCode === 0) process.exit(0);
@@ -121,6 +149,7 @@ export function registerControllerManagerCommand(program: Command): void {
     }
     const flags: ManagerFlags = {
       le,
+      lifecycle: lifecycleFlags(opts),
       enabled,
       concurrency,
       ...(typeof opts.kubeconfig === 'string' ? { kubeconfig: opts.kubeconfig } : {}),
