@@ -1,17 +1,25 @@
 // `setpoint controller-manager --kubeconfig FILE`: the controllers alone (ReplicaSet, Deployment, and the
 // others in src/controllers/all-controllers.ts) on any Setpoint API server, with kube-controller-manager's
 // flag names: `--controllers` (`*`, `name`, `-name`), `--concurrent-replicaset-syncs`,
-// `--concurrent-deployment-syncs`. A bad flag is one line and exit 2; SIGTERM/SIGINT stop the workers,
-// let their writes finish, and exit 0.
+// `--concurrent-deployment-syncs`, and the `--leader-elect*` flags (Lease kube-system/kube-controller-manager
+// by default). Caches fill while it stands by; once it leads every write carries its fencing token, so a
+// paused or partitioned former leader cannot create a pod another has created since. As
+// kube-controller-manager: a lost lease ends the process with exit 1; SIGTERM/SIGINT stop the workers, let
+// their writes finish, release the lease and exit 0. A bad flag is one line and exit 2.
 import { Option, type Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
-import { ALL_CONTROLLERS } from '../controllers/all-controllers.js';
+import { DurationError, parseDurationMs } from '../apiserver/duration.js';
+import { ALL_CONTROLLERS, allControllers } from '../controllers/all-controllers.js';
+import { LIFECYCLE_FLAGS, lifecycleOptionsFrom, type LifecycleOptions } from '../controllers/lifecycle-flags.js';
 import { ControllerManager, ControllerSelectionError, DEFAULT_CONCURRENT_SYNCS, selectControllers } from '../controllers/controller-manager.js';
+import { exitLeadershipLost, leaderElected } from './leader-elected.js';
+import { addLeaderElectionFlags, FlagError, parseLeaderElectionFlags, type LeaderElectionFlags } from './leader-election-flags.js';
 import { makeLogger } from './logger.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
+const COMPONENT = 'kube-controller-manager';
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 function usageError(message: string): never {
@@ -31,6 +39,32 @@ interface ManagerFlags {
   readonly context?: string;
   readonly enabled: string[];
   readonly concurrency: Record<string, number>;
+  readonly le: LeaderElectionFlags;
+  readonly lifecycle: LifecycleOptions;
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The lifecycle controllers' flags (Go durations, ints, floats) into their options; a bad value is exit 2. */
+function lifecycleFlags(opts: Record<string, unknown>): LifecycleOptions {
+  const values = new Map<string, number>();
+  for (const f of LIFECYCLE_FLAGS) {
+    const raw = opts[camel(f.name)];
+    if (raw === undefined) continue;
+    const text = String(raw);
+    let v: number;
+    try {
+      v = f.kind === 'duration' ? parseDurationMs(text) : Number(text);
+    } catch (e) {
+      if (e instanceof DurationError) usageError(`invalid argument ${JSON.stringify(text)} for "--${f.name}" flag: ${e.message}`);
+      throw e;
+    }
+    if (!Number.isFinite(v) || (f.kind === 'int' && !Number.isInteger(v)) || (f.kind !== 'int' && v < 0)) usageError(`invalid argument ${JSON.stringify(text)} for "--${f.name}" flag: not a valid ${f.kind}`);
+    values.set(f.name, v);
+  }
+  return lifecycleOptionsFrom((name) => values.get(name));
 }
 
 async function runManager(f: ManagerFlags, log: Logger): Promise<void> {
@@ -42,19 +76,33 @@ async function runManager(f: ManagerFlags, log: Logger): Promise<void> {
   }
   const rest = new RestClient({ ...loaded.config, userAgent: 'setpoint-controller-manager/v0.1.0' });
   const ac = new AbortController();
-  const manager = new ControllerManager({ rest, controllers: ALL_CONTROLLERS, enabled: f.enabled, concurrency: f.concurrency, log });
-  let done: Promise<void> = Promise.resolve();
+  const election = leaderElected(rest, f.le, log);
+  const identity = election.elector?.identity;
+  const manager = new ControllerManager({
+    rest,
+    writeRest: election.writeRest,
+    controllers: allControllers(f.lifecycle),
+    enabled: f.enabled,
+    concurrency: f.concurrency,
+    log,
+    ...(identity !== undefined ? { identity } : {}),
+  });
+  let done: Promise<unknown> = Promise.resolve();
   stopOnSignals(log, async () => {
     ac.abort();
     await done;
     await manager.informersStopped();
     rest.close();
   });
-  log.info({ server: loaded.config.server, controllers: f.enabled }, 'starting the controller manager');
+  log.info(
+    { server: loaded.config.server, controllers: f.enabled, leaderElect: f.le.leaderElect, lease: `${f.le.resourceNamespace}/${f.le.resourceName}`, identity },
+    'starting the controller manager',
+  );
   if (!(await manager.startInformers(ac.signal))) return;
   log.info('caches synced');
-  done = manager.runControllers(ac.signal);
-  await done;
+  const run = election.run(ac.signal, (leading) => manager.runControllers(leading));
+  done = run;
+  if ((await run) === 'lost') await exitLeadershipLost(log, identity);
 }
 
 export function registerControllerManagerCommand(program: Command): void {
@@ -72,6 +120,8 @@ export function registerControllerManagerCommand(program: Command): void {
     .addOption(new Option('--concurrent-replicaset-syncs <n>', `ReplicaSets synced at once (default: ${DEFAULT_CONCURRENT_SYNCS})`))
     .addOption(new Option('--concurrent-deployment-syncs <n>', `Deployments synced at once (default: ${DEFAULT_CONCURRENT_SYNCS})`))
     .addOption(new Option('--log-level <level>', "log level: 'debug', 'info', 'warn', 'error', 'fatal' or 'silent' (default: info)"));
+  for (const f of LIFECYCLE_FLAGS) cmd.addOption(new Option(`--${f.name} <${f.kind}>`, `${f.help} (default: ${f.default})`));
+  addLeaderElectionFlags(cmd, COMPONENT);
   cmd.exitOverride((err) => {
     if (err.exitCode === 0) process.exit(0);
     process.exit(2);
@@ -90,7 +140,16 @@ export function registerControllerManagerCommand(program: Command): void {
       replicaset: positiveInt('concurrent-replicaset-syncs', opts.concurrentReplicasetSyncs),
       deployment: positiveInt('concurrent-deployment-syncs', opts.concurrentDeploymentSyncs),
     };
+    let le: LeaderElectionFlags;
+    try {
+      le = parseLeaderElectionFlags(opts, COMPONENT);
+    } catch (e) {
+      if (e instanceof FlagError) usageError(e.message);
+      throw e;
+    }
     const flags: ManagerFlags = {
+      le,
+      lifecycle: lifecycleFlags(opts),
       enabled,
       concurrency,
       ...(typeof opts.kubeconfig === 'string' ? { kubeconfig: opts.kubeconfig } : {}),

@@ -1,7 +1,10 @@
 // Every controller the manager can run, by Kubernetes' name for it (what `--controllers` takes). Keep it
-// a plain list: each entry is one controller's factory, added by whoever writes the controller.
+// a plain list: each entry is one controller's factory, added by whoever writes the controller; the
+// lifecycle controllers come from their own list, built from the manager's lifecycle flags.
 import type { ControllerFactory } from './controller.js';
 import { newDeploymentController, DEPLOYMENT_CONTROLLER } from './deployment/deployment-controller.js';
+import { lifecycleControllers } from './lifecycle-controllers.js';
+import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from './lifecycle-flags.js';
 import { newReplicaSetController, REPLICASET_CONTROLLER } from './replicaset/replica-set-controller.js';
 
 export interface ControllerEntry {
@@ -11,7 +14,9 @@ export interface ControllerEntry {
   readonly enabledByDefault?: boolean;
 }
 
-export const ALL_CONTROLLERS: readonly ControllerEntry[] = [
-  { name: REPLICASET_CONTROLLER, factory: newReplicaSetController },
-  { name: DEPLOYMENT_CONTROLLER, factory: newDeploymentController },
-];
+export function allControllers(lifecycle: LifecycleOptions = DEFAULT_LIFECYCLE_OPTIONS): ControllerEntry[] {
+  return [{ name: REPLICASET_CONTROLLER, factory: newReplicaSetController }, { name: DEPLOYMENT_CONTROLLER, factory: newDeploymentController }, ...lifecycleControllers(lifecycle)];
+}
+
+/** The list with default flags (for help texts and `--controllers` checks). */
+export const ALL_CONTROLLERS: readonly ControllerEntry[] = allControllers();

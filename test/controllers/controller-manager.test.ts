@@ -1,4 +1,5 @@
-// `setpoint controller-manager` as a process against `setpoint apiserver` on a real etcd 3.4, with a
+// `setpoint controller-manager --controllers=replicaset,deployment` as a process against `setpoint apiserver`
+// on a real etcd 3.4 (the lifecycle controllers would collect pods on a node that has no Node object), with a
 // simulated node playing the agent (bind, Running+Ready, final delete): a 4-replica Deployment gets its
 // ReplicaSet and pods; scaling up and down converges; a rolling update never breaks maxSurge (on the
 // ReplicaSets' sizes, which is what Kubernetes bounds) or maxUnavailable (on the ready pods) at any moment
@@ -45,7 +46,7 @@ describe('setpoint controller-manager with Deployments', () => {
     let synced = false;
     ({ process: manager } = await startProcess(
       controllerManagerKind,
-      { kubeconfig: api.kubeconfig, synced: () => synced },
+      { kubeconfig: api.kubeconfig, flags: ['--controllers=replicaset,deployment'], synced: () => synced },
       { name: 'controller-manager', dir, output: { capture: true, onLine: (l) => (synced ||= l.includes('caches synced')) } },
     ));
     node = new SimulatedNode(rest);
