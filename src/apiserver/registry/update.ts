@@ -9,8 +9,8 @@ import { applyStrategicMergePatch } from '../../api/patch/strategic-merge-patch.
 import type { ApiRequest, ApiResponse } from '../handler.js';
 import { NO_CHANGE, StorageError, type Companion, type StoredObject } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
-import { checkTypeMeta, decodeAs, fieldValidationOf, parseText, warningHeader, type DecodedBody } from './body.js';
-import { checkNamespace, fillCreateMeta } from './create.js';
+import { checkTypeMeta, decodeAs, fieldValidationOf, parseBody, parseText, warningHeader, type DecodedBody } from './body.js';
+import { fillCreateMeta } from './create.js';
 import { dryRunOf, type GenericStore, type WriteScope } from './generic-store.js';
 import { asStatusError } from './registry-errors.js';
 import { deepCopy } from './strategy.js';
@@ -99,7 +99,6 @@ export async function updateObject(
           fillCreateMeta(store, obj, namespace);
           if (obj.metadata.name !== name) throw new StatusError(statuses.badRequest('the name of the object does not match the name on the URL'));
           const admitted = await admitAndValidate(store, scope, 'CREATE', obj, undefined);
-          await checkNamespace(store, namespace, name);
           return withHistory(store.toStored(opts.apply ? admitted : (store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, opts.manager) as StoredObject)), 'CREATE');
         }
         if (current === undefined) throw new StatusError(statuses.notFound(store.groupResource, name));
@@ -170,12 +169,13 @@ export async function update(store: GenericStore, req: ApiRequest, res: ApiRespo
   const subresource = req.info.subresource;
   const scope: WriteScope = { req, subresource, dryRun, records: [] };
   const manager = store.managerName(req);
-  const text = (await req.body()).toString('utf8');
+  const raw = await req.body();
+  const text = raw.toString('utf8');
   let build: Build;
   let allowCreate = false;
   let apply: { force: boolean } | undefined;
   if (req.info.verb === 'update') {
-    const value = parseText(text, req.contentType, store.gvk);
+    const value = parseBody(raw, req.contentType, store.gvk);
     allowCreate = store.strategy.allowCreateOnUpdate && subresource === '';
     build = (current) => {
       const d = decodeAs(store.ctx.schemas, store.gvk, deepCopy(value), validation);
