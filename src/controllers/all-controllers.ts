@@ -2,6 +2,7 @@
 // a plain list: each entry is one controller's factory, added by whoever writes the controller.
 import type { ControllerFactory } from './controller.js';
 import { newDeploymentController, DEPLOYMENT_CONTROLLER } from './deployment/deployment-controller.js';
+import { lifecycleControllers } from './lifecycle-controllers.js';
 import { newReplicaSetController, REPLICASET_CONTROLLER } from './replicaset/replica-set-controller.js';
 
 export interface ControllerEntry {
@@ -14,4 +15,7 @@ export interface ControllerEntry {
 export const ALL_CONTROLLERS: readonly ControllerEntry[] = [
   { name: REPLICASET_CONTROLLER, factory: newReplicaSetController },
   { name: DEPLOYMENT_CONTROLLER, factory: newDeploymentController },
+  // Garbage collector, namespace, node lifecycle, taint eviction, pod GC, service account, with the
+  // lifecycle flags' defaults (lifecycle-flags.ts; the command can build them from its own flags).
+  ...lifecycleControllers(),
 ];
