@@ -1,6 +1,6 @@
 // The lifecycle controllers as the controller manager lists them (each entry's name is its controller's
 // `name`), built from the manager's lifecycle flags; all-controllers.ts spreads this list into its own.
-import type { ControllerFactory } from './controller.js';
+import type { ControllerEntry } from './all-controllers.js';
 import { garbageCollectorFactory } from './garbage-collector/garbage-collector.js';
 import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from './lifecycle-flags.js';
 import { namespaceControllerFactory } from './namespace/namespace-controller.js';
@@ -9,12 +9,7 @@ import { taintEvictionFactory } from './node-lifecycle/taint-eviction-controller
 import { DEFAULT_POD_GC_OPTIONS, podGcFactory } from './pod-gc/pod-gc-controller.js';
 import { serviceAccountFactory } from './service-account/service-account-controller.js';
 
-export interface NamedControllerFactory {
-  readonly name: string;
-  readonly factory: ControllerFactory;
-}
-
-export function lifecycleControllers(opts: LifecycleOptions = DEFAULT_LIFECYCLE_OPTIONS): NamedControllerFactory[] {
+export function lifecycleControllers(opts: LifecycleOptions = DEFAULT_LIFECYCLE_OPTIONS): ControllerEntry[] {
   return [
     { name: 'garbage-collector', factory: garbageCollectorFactory },
     { name: 'namespace', factory: namespaceControllerFactory },

@@ -1,4 +1,4 @@
-// Controllers under test against a real API server on real etcd 3.4: a context as the controller
+// Controllers under test against a real API server on real etcd 3.4 (or Setpoint's store): a context as the controller
 // manager builds it (shared informers, the REST client, event recorders), the chosen controllers running,
 // and stop() ending the loops, the informers and the server, also when a test failed.
 import { ApiEventRecorder } from '../../src/client/event-recorder.js';
@@ -10,6 +10,7 @@ import { RestClient } from '../../src/client/rest-client.js';
 import type { Controller, ControllerContext, ControllerFactory } from '../../src/controllers/controller.js';
 import { startRegistryServer, type RegistryServer } from '../apiserver/registry/registry-server.js';
 import { testLog } from '../apiserver/helpers/test-server.js';
+import type { StoreKind } from '../etcd-client/helpers/store-cluster.js';
 
 export interface ControllerHarness {
   readonly server: RegistryServer;
@@ -21,8 +22,8 @@ export interface ControllerHarness {
   stop(): Promise<void>;
 }
 
-export async function startControllerHarness(opts: { clock?: Clock } = {}): Promise<ControllerHarness> {
-  const server = await startRegistryServer('etcd');
+export async function startControllerHarness(opts: { clock?: Clock; store?: StoreKind } = {}): Promise<ControllerHarness> {
+  const server = await startRegistryServer(opts.store ?? 'etcd');
   const rest = new RestClient({ server: server.ts.url, tls: { ca: server.ts.ca.certPem, cert: server.ts.admin.certPem, key: server.ts.admin.keyPem } });
   const clock = opts.clock ?? realClock;
   const informers = new SharedInformerFactory(rest, { clock, log: testLog });

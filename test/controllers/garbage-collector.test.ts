@@ -1,4 +1,4 @@
-// The garbage collector against a real API server: Background, Foreground and Orphan deletion of
+// The garbage collector against a real API server on each store (etcd 3.4 and Setpoint's): Background, Foreground and Orphan deletion of
 // Deployment → ReplicaSet → Pod chains, and dependents whose owner never existed (a dangling uid).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isNotFound } from '../../src/client/api-status-error.js';
@@ -7,6 +7,7 @@ import type { ResourceClient } from '../../src/client/resource-client.js';
 import { CONFIGMAPS, DEPLOYMENTS, PODS, REPLICASETS } from '../../src/client/resource-types.js';
 import { garbageCollectorFactory } from '../../src/controllers/garbage-collector/garbage-collector.js';
 import { waitFor } from '../../src/harness/wait.js';
+import { STORE_KINDS } from '../etcd-client/helpers/store-cluster.js';
 import { startControllerHarness, type ControllerHarness } from './controller-harness.js';
 import { makeChain, ownerRef } from './gc-fixtures.js';
 
@@ -20,11 +21,11 @@ async function gone(c: ResourceClient, o: KubeObject): Promise<boolean> {
   }
 }
 
-describe('garbage collector', () => {
+describe.each(STORE_KINDS)('garbage collector on %s', (store) => {
   let h: ControllerHarness;
   let c: { deployments: ResourceClient; replicasets: ResourceClient; pods: ResourceClient; configmaps: ResourceClient };
   beforeAll(async () => {
-    h = await startControllerHarness();
+    h = await startControllerHarness({ store });
     c = { deployments: h.client(DEPLOYMENTS), replicasets: h.client(REPLICASETS), pods: h.client(PODS), configmaps: h.client(CONFIGMAPS) };
     h.start(garbageCollectorFactory);
   });

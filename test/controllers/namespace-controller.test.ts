@@ -1,5 +1,5 @@
-// The namespace controller against a real API server: `kubectl delete namespace` returns once the
-// namespace's content is gone and the namespace with it; content held by a finalizer keeps it
+// The namespace controller against a real API server on each store: `kubectl delete namespace` returns
+// once the namespace's content is gone and the namespace with it; content held by a finalizer keeps it
 // Terminating with Kubernetes' conditions until the finalizer goes.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,13 +12,14 @@ import { namespaceControllerFactory } from '../../src/controllers/namespace/name
 import type { StatusCondition } from '../../src/controllers/status-conditions.js';
 import { waitFor } from '../../src/harness/wait.js';
 import { runKubectl } from '../apiserver/helpers/kubectl-runner.js';
+import { STORE_KINDS } from '../etcd-client/helpers/store-cluster.js';
 import { startControllerHarness, type ControllerHarness } from './controller-harness.js';
 
-describe('namespace controller', () => {
+describe.each(STORE_KINDS)('namespace controller on %s', (store) => {
   let h: ControllerHarness;
   let config = '';
   beforeAll(async () => {
-    h = await startControllerHarness();
+    h = await startControllerHarness({ store });
     const ts = h.server.ts;
     config = join(ts.dir, 'admin.kubeconfig');
     writeFileSync(config, renderKubeconfig({ server: ts.url, caPem: ts.ca.certPem, userName: 'admin', clientCertPem: ts.admin.certPem, clientKeyPem: ts.admin.keyPem }), { mode: 0o600 });

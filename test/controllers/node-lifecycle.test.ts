@@ -1,6 +1,6 @@
 // Node lifecycle and taint-based eviction against a real API server, with short grace periods: a node
 // that stops renewing its Lease goes Ready=Unknown with the unreachable taints, its pods go Ready=False,
-// pods without a toleration are deleted at once, pods with tolerationSeconds after it, pods that
+// pods with tolerationSeconds 0 are deleted at once, pods with a few seconds after them, pods that
 // tolerate the taint forever stay; a heartbeat again removes the taints; --node-eviction-rate holds back
 // the NoExecute taint of nodes beyond its tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +47,11 @@ describe('node lifecycle', () => {
     await h.client(NODES).create({ metadata: { name: 'n1' } });
     await postReady('n1');
     await h.client(LEASES).create({ metadata: { name: 'n1', namespace: 'kube-node-lease' }, spec: { holderIdentity: 'n1', leaseDurationSeconds: 40, renewTime: new Date().toISOString() } });
-    await pod('intolerant', 'n1');
+    // DefaultTolerationSeconds admission gives a pod without its own tolerations 300 s for both taints;
+    // tolerationSeconds 0 is how a pod asks to go at once.
+    const defaulted = await pod('defaulted', 'n1');
+    expect(defaulted.spec?.tolerations).toContainEqual({ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+    await pod('intolerant', 'n1', [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 0 }]);
     await pod('patient', 'n1', [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 2 }]);
     await pod('forever', 'n1', [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' }]);
 
@@ -66,6 +70,7 @@ describe('node lifecycle', () => {
       return findCondition(p.status?.conditions, 'Ready')?.status === 'False';
     });
     expect(await deleting('forever')).toBe(false);
+    expect(await deleting('defaulted')).toBe(false);
     const events = await waitFor('the eviction events', async () => {
       const list = (await h.client(EVENTS).list('default')).items as Array<KubeObject & { reason?: string; message?: string }>;
       const mine = list.filter((e) => e.reason === 'TaintManagerEviction').map((e) => e.message ?? '');

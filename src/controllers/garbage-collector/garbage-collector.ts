@@ -19,6 +19,7 @@ import { editOwnerReferences, getSame, removeFinalizer } from './object-writes.j
 /** The kinds collected (events are left out, as Kubernetes leaves them out: they expire instead). */
 export const GC_RESOURCES: readonly ResourceType[] = [PODS, NODES, CONFIGMAPS, SECRETS, SERVICEACCOUNTS, DEPLOYMENTS, REPLICASETS, LEASES];
 
+const sameReferences = (a: GraphNode, b: GraphNode): boolean => JSON.stringify(a.owners) === JSON.stringify(b.owners);
 const kindKey = (group: string, kind: string): string => `${group}/${kind}`;
 const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 
@@ -42,8 +43,11 @@ export class GarbageCollector extends LoopController<string> {
     const n = nodeOf(t, o);
     if (n === undefined) return;
     const prev = this.graph.upsert(n);
-    if (n.owners.length > 0 || n.deletingDependents) this.loop.enqueue(`delete:${n.uid}`);
-    if (n.orphaning) this.loop.enqueue(`orphan:${n.uid}`);
+    // As Kubernetes' graph builder: only a new object, new references or a new deletion state need a look
+    // (a pod's status updates do not), so steady churn costs no live reads.
+    const changed = prev === undefined || !sameReferences(prev, n) || prev.beingDeleted !== n.beingDeleted || prev.deletingDependents !== n.deletingDependents || prev.orphaning !== n.orphaning;
+    if (changed && (n.owners.length > 0 || n.deletingDependents)) this.loop.enqueue(`delete:${n.uid}`);
+    if (changed && n.orphaning) this.loop.enqueue(`orphan:${n.uid}`);
     // An owner that waits for its dependents may be released by this change (a reference dropped, a deletion).
     for (const r of [...n.owners, ...(prev?.owners ?? [])]) this.kickWaitingOwner(r.uid);
     // An owner that starts waiting makes its dependents candidates for deletion.
