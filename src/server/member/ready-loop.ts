@@ -3,6 +3,7 @@
 // advances. Storage, transport, applying and the turn of the event loop are injected, so the same loop
 // runs in a member process and under the deterministic simulation (src/sim/).
 import type { Entry, Message, NodeId, Ready, Snapshot, SoftState } from '../../raft/types.js';
+import type { PlantedLoopBug } from './planted-bugs.js';
 import { NONE } from '../../raft/types.js';
 
 /** The part of RawNode the loop drives. */
@@ -35,6 +36,8 @@ export interface ReadyLoopHooks {
   beforeLeaderApply?(): Promise<void>;
   stopped(): boolean;
   fatal(e: unknown): void;
+  /** TEST ONLY (planted-bugs.ts): 'ack-before-durable' sends append responses before the write. */
+  readonly plantedBug?: PlantedLoopBug;
 }
 
 export class ReadyLoop {
@@ -90,7 +93,9 @@ export class ReadyLoop {
     // A leader may send appends and heartbeats while its own write is in flight (thesis §10.2.1); votes
     // and anything else wait until the term and vote they rely on are on disk.
     const termOrVoteChanged = rd.hardState !== undefined && (rd.hardState.term !== this.savedTerm || rd.hardState.vote !== this.savedVote);
-    const early = h.isLeader() && !termOrVoteChanged ? rd.messages.filter((m) => m.type === 'app' || m.type === 'heartbeat' || m.type === 'readIndexResp') : [];
+    const leading = h.isLeader() && !termOrVoteChanged;
+    const ackEarly = h.plantedBug === 'ack-before-durable' && !termOrVoteChanged;
+    const early = leading || ackEarly ? rd.messages.filter((m) => (leading && (m.type === 'app' || m.type === 'heartbeat' || m.type === 'readIndexResp')) || (ackEarly && m.type === 'appResp')) : [];
     if (early.length > 0) {
       h.send(early);
       // Let the appends reach the wire before our own write starts: HTTP/2 writes go out in Node's

@@ -1,0 +1,69 @@
+// `why`'s view of the cluster through the API server (objects, owned objects, events) and, when the store's
+// address is given, of the admission history the API server keeps beside each object in the store.
+import { isNotFound } from '../../client/api-status-error.js';
+import type { KubeObject } from '../../client/kube-object.js';
+import type { ResourceType } from '../../client/resource-client.js';
+import { DEPLOYMENTS, NODES, PODS, REPLICASETS } from '../../client/resource-types.js';
+import type { EtcdHistoryReader } from '../../why/etcd-history-reader.js';
+import type { HistoryEntry, WhySource } from '../../why/why-source.js';
+import type { CliContext } from './cli-context.js';
+import { eventsFor } from './describe-verb.js';
+
+/** Objects listed per owned() call: bounds one `why` on a huge namespace. */
+const LIST_LIMIT = 500;
+
+export class ApiWhySource implements WhySource {
+  private readonly types = new Map<string, ResourceType>([
+    ['Deployment', DEPLOYMENTS],
+    ['ReplicaSet', REPLICASETS],
+    ['Pod', PODS],
+    ['Node', NODES],
+  ]);
+
+  constructor(
+    private readonly ctx: CliContext,
+    private readonly reader: EtcdHistoryReader | undefined,
+    target: ResourceType,
+  ) {
+    this.types.set(target.kind, target);
+  }
+
+  get historyAvailable(): boolean {
+    return this.reader !== undefined;
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  private type(kind: string): ResourceType {
+    const t = this.types.get(kind);
+    if (!t) throw new Error(`why: no resource known for kind ${kind}`);
+    return t;
+  }
+
+  async get(kind: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const t = this.type(kind);
+    try {
+      return await this.ctx.client(t).get(t.namespaced ? namespace : '', name);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  async owned(kind: string, namespace: string, uid: string): Promise<KubeObject[]> {
+    const list = await this.ctx.client(this.type(kind)).list(namespace, { limit: LIST_LIMIT });
+    return list.items.filter((o) => (o.metadata?.ownerReferences ?? []).some((r) => r.uid === uid));
+  }
+
+  events(kind: string, o: KubeObject): Promise<KubeObject[]> {
+    return eventsFor(this.ctx, kind, o);
+  }
+
+  async history(kind: string, namespace: string, name: string): Promise<HistoryEntry[] | undefined> {
+    if (!this.reader) return undefined;
+    const t = this.type(kind);
+    return this.reader.read(t.resource, t.namespaced ? namespace : '', name);
+  }
+}

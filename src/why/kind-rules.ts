@@ -1,0 +1,178 @@
+// Per kind, what "converged" means and which recorded facts say why not: a Deployment's Progressing,
+// Available and ReplicaFailure conditions and replica counts, a ReplicaSet's ReplicaFailure (where webhook
+// denials surface), a Pod's PodScheduled (the scheduler's FitError) and container states, a Node's Ready
+// and its heartbeat, and for any other kind the kstatus conditions (Ready, Available, Stalled, Reconciling).
+import type { KubeObject } from '../client/kube-object.js';
+import { arr, condition, conditionLine, conditionsOf, int, obj, text, type Condition } from './object-fields.js';
+import type { Finding, Severity } from './why-types.js';
+
+export interface KindVerdict {
+  readonly converged: boolean;
+  readonly state: string;
+  readonly findings: Finding[];
+}
+
+/** Kubernetes' node-monitor-grace-period: a Ready condition not renewed for this long is stale. */
+export const NODE_HEARTBEAT_GRACE_MS = 40_000;
+
+function fromCondition(c: Condition, severity: Severity, who?: string): Finding {
+  const time = c.lastTransitionTime !== '' ? c.lastTransitionTime : c.lastUpdateTime;
+  return {
+    severity,
+    source: 'condition',
+    summary: conditionLine(c),
+    evidence: { ...(time !== '' ? { time } : {}), ...(who !== undefined ? { who } : {}), reason: c.reason, message: c.message },
+  };
+}
+
+function staleness(o: KubeObject, controller: string): Finding | undefined {
+  const gen = int(o.metadata?.generation);
+  const status = obj(o.status);
+  const observed = int(status.observedGeneration);
+  if (gen === undefined) return undefined;
+  if (observed === undefined) {
+    return {
+      severity: 'warning',
+      source: 'stale',
+      summary: `no status recorded yet: the ${controller} has not processed this object (is it running?)`,
+      evidence: { ...(o.metadata?.creationTimestamp !== undefined ? { time: o.metadata.creationTimestamp } : {}), who: controller },
+    };
+  }
+  if (observed >= gen) return undefined;
+  return {
+    severity: 'warning',
+    source: 'stale',
+    summary: `status is stale: observedGeneration ${observed} < generation ${gen}: the ${controller} has not acted on the latest spec change`,
+    evidence: { who: controller },
+  };
+}
+
+function deployment(o: KubeObject): KindVerdict {
+  const spec = obj(o.spec);
+  const st = obj(o.status);
+  const desired = int(spec.replicas) ?? 1;
+  const available = int(st.availableReplicas) ?? 0;
+  const updated = int(st.updatedReplicas) ?? 0;
+  const total = int(st.replicas) ?? 0;
+  const findings: Finding[] = [];
+  const stale = staleness(o, 'deployment controller');
+  if (stale) findings.push(stale);
+  const progressing = condition(o, 'Progressing');
+  if (progressing?.status === 'False') findings.push(fromCondition(progressing, 'error', 'deployment-controller'));
+  const failure = condition(o, 'ReplicaFailure');
+  if (failure?.status === 'True') findings.push(fromCondition(failure, 'error', 'deployment-controller'));
+  const avail = condition(o, 'Available');
+  if (avail?.status === 'False') findings.push(fromCondition(avail, 'warning', 'deployment-controller'));
+  if (spec.paused === true) findings.push({ severity: 'warning', source: 'status', summary: 'the rollout is paused (spec.paused): the controller will not roll out template changes', evidence: {} });
+  const converged = stale === undefined && updated === desired && available === desired && total === desired;
+  return { converged, state: `${available}/${desired} available, ${updated} updated, ${total} total`, findings };
+}
+
+function replicaSet(o: KubeObject): KindVerdict {
+  const desired = int(obj(o.spec).replicas) ?? 1;
+  const st = obj(o.status);
+  const ready = int(st.readyReplicas) ?? 0;
+  const total = int(st.replicas) ?? 0;
+  const findings: Finding[] = [];
+  const stale = staleness(o, 'replicaset controller');
+  if (stale) findings.push(stale);
+  const failure = condition(o, 'ReplicaFailure');
+  if (failure?.status === 'True') findings.push(fromCondition(failure, 'error', 'replicaset-controller'));
+  return { converged: stale === undefined && ready === desired && total === desired, state: `${ready}/${desired} ready, ${total} created`, findings };
+}
+
+const BAD_WAITING = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'CreateContainerError', 'InvalidImageName', 'RunContainerError']);
+
+function pod(o: KubeObject): KindVerdict {
+  const st = obj(o.status);
+  const phase = text(st.phase) === '' ? 'Pending' : text(st.phase);
+  const findings: Finding[] = [];
+  const sched = condition(o, 'PodScheduled');
+  if (sched?.status === 'False') findings.push(fromCondition(sched, 'error', 'default-scheduler'));
+  else if (sched === undefined && text(obj(o.spec).nodeName) === '' && phase === 'Pending') {
+    findings.push({ severity: 'warning', source: 'status', summary: 'not scheduled and no PodScheduled condition: the scheduler has not tried this pod yet (is it running, is spec.schedulerName right?)', evidence: { who: text(obj(o.spec).schedulerName) || 'default-scheduler' } });
+  }
+  const statuses = [...arr(st.initContainerStatuses), ...arr(st.containerStatuses)];
+  for (const cs of statuses) {
+    const name = text(cs.name);
+    const waiting = obj(obj(cs.state).waiting);
+    const reason = text(waiting.reason);
+    const last = obj(obj(cs.lastState).terminated);
+    const restarts = int(cs.restartCount) ?? 0;
+    if (reason !== '' && (BAD_WAITING.has(reason) || restarts > 0)) {
+      const exit = last.exitCode !== undefined ? `; last exit code ${text(last.exitCode)}${text(last.reason) !== '' ? ` (${text(last.reason)})` : ''}` : '';
+      findings.push({
+        severity: 'error',
+        source: 'status',
+        summary: `container ${name} is waiting: ${reason}${text(waiting.message) !== '' ? `: ${text(waiting.message)}` : ''}${exit}, ${restarts} restarts`,
+        evidence: { reason, message: text(waiting.message), ...(text(last.finishedAt) !== '' ? { time: text(last.finishedAt) } : {}), who: text(obj(o.spec).nodeName) || 'agent' },
+      });
+    }
+    const term = obj(obj(cs.state).terminated);
+    if (term.exitCode !== undefined && int(term.exitCode) !== 0 && phase !== 'Succeeded') {
+      findings.push({ severity: 'error', source: 'status', summary: `container ${name} exited with code ${text(term.exitCode)}${text(term.reason) !== '' ? ` (${text(term.reason)})` : ''}`, evidence: { time: text(term.finishedAt), reason: text(term.reason), message: text(term.message) } });
+    }
+  }
+  const ready = condition(o, 'Ready');
+  if (ready?.status === 'False' && sched?.status !== 'False' && findings.length === 0) findings.push(fromCondition(ready, 'warning'));
+  if (o.metadata?.deletionTimestamp !== undefined) {
+    const fin = o.metadata.finalizers ?? [];
+    findings.push({ severity: 'warning', source: 'status', summary: `being deleted since ${o.metadata.deletionTimestamp}${fin.length > 0 ? `, held by finalizers ${fin.join(', ')}` : ', waiting for its node to stop it'}`, evidence: { time: o.metadata.deletionTimestamp } });
+  }
+  const converged = phase === 'Succeeded' || (phase === 'Running' && ready?.status === 'True');
+  const cs = arr(st.containerStatuses);
+  const readyCount = cs.filter((c) => c.ready === true).length;
+  const containers = arr(obj(o.spec).containers).length;
+  return { converged, state: `${phase}, ${readyCount}/${containers} containers ready`, findings };
+}
+
+function node(o: KubeObject, now: number): KindVerdict {
+  const findings: Finding[] = [];
+  const ready = condition(o, 'Ready');
+  let converged = ready?.status === 'True';
+  if (ready === undefined) findings.push({ severity: 'error', source: 'status', summary: 'no Ready condition: the node agent has never reported', evidence: {} });
+  else if (ready.status !== 'True') findings.push(fromCondition(ready, 'error', 'node agent'));
+  else if (ready.lastHeartbeatTime !== '') {
+    const age = now - Date.parse(ready.lastHeartbeatTime);
+    if (age > NODE_HEARTBEAT_GRACE_MS) {
+      converged = false;
+      findings.push({ severity: 'error', source: 'stale', summary: `Ready=True is stale: not renewed for ${Math.round(age / 1000)}s (grace ${NODE_HEARTBEAT_GRACE_MS / 1000}s): the node agent stopped reporting`, evidence: { time: ready.lastHeartbeatTime, who: 'node agent' } });
+    }
+  }
+  for (const c of conditionsOf(o)) if (c.type !== 'Ready' && c.status === 'True') findings.push(fromCondition(c, 'warning', 'node agent'));
+  if (obj(o.spec).unschedulable === true) findings.push({ severity: 'warning', source: 'status', summary: 'cordoned (spec.unschedulable): no new pods are placed here', evidence: {} });
+  return { converged, state: ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : `NotReady (${ready.status})`, findings };
+}
+
+function generic(o: KubeObject): KindVerdict {
+  const findings: Finding[] = [];
+  let converged = true;
+  for (const c of conditionsOf(o)) {
+    const bad = ((c.type === 'Ready' || c.type === 'Available') && c.status !== 'True') || ((c.type === 'Stalled' || c.type === 'Reconciling') && c.status === 'True');
+    if (bad) {
+      converged = false;
+      findings.push(fromCondition(c, c.type === 'Reconciling' ? 'warning' : 'error'));
+    }
+  }
+  const stale = staleness({ ...o, status: { observedGeneration: 0, ...obj(o.status) } }, 'controller');
+  if (stale && obj(o.status).observedGeneration !== undefined) {
+    converged = false;
+    findings.push(stale);
+  }
+  return { converged, state: converged ? 'no failing condition' : 'not ready', findings };
+}
+
+export function judge(kind: string, o: KubeObject, now: number): KindVerdict {
+  switch (kind) {
+    case 'Deployment':
+      return deployment(o);
+    case 'ReplicaSet':
+      return replicaSet(o);
+    case 'Pod':
+      return pod(o);
+    case 'Node':
+      return node(o, now);
+    default:
+      return generic(o);
+  }
+}

@@ -1,0 +1,22 @@
+// The seam `why` reads through: objects, the objects a uid owns, an object's events, and its admission
+// history. The CLI implements it over the API server (and the store, for history); tests may use the same.
+import type { HistoryEntry } from '../apiserver/registry/history.js';
+import type { KubeObject } from '../client/kube-object.js';
+
+/** One write (or refusal) as the API server records it beside the object (docs/why-records.md). */
+export type { HistoryEntry } from '../apiserver/registry/history.js';
+export type { AdmissionRecord as HistoryRecord } from '../apiserver/admission/interface.js';
+
+export type WhyKind = 'Deployment' | 'ReplicaSet' | 'Pod' | 'Node' | string;
+
+export interface WhySource {
+  /** undefined when the object does not exist. */
+  get(kind: WhyKind, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** Objects of `kind` in `namespace` whose ownerReferences name `uid`. */
+  owned(kind: WhyKind, namespace: string, uid: string): Promise<KubeObject[]>;
+  events(kind: WhyKind, o: KubeObject): Promise<KubeObject[]>;
+  /** undefined: history cannot be read here. [] : none recorded. */
+  history(kind: WhyKind, namespace: string, name: string): Promise<HistoryEntry[] | undefined>;
+  readonly historyAvailable: boolean;
+  now(): number;
+}
