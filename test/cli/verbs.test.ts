@@ -1,6 +1,6 @@
 // The client verbs as a user meets them: the real `setpoint` process against a real API server on etcd 3.4,
 // output lines asserted, and `get` compared column for column with the real kubectl on the same objects.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -96,6 +96,27 @@ describe('setpoint client verbs', () => {
     const r = await cli.run(['get', 'pods'], { env: { KUBECONFIG: join(cli.dir, 'nope') } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: kubeconfig: cannot read .*nope: ENOENT\n$/);
+  });
+
+  it('answers bad input and an unreachable server with one line and exit 1, never a stack trace', async () => {
+    const cases: [string[], string | undefined, RegExp][] = [
+      [['apply', '-f', join(cli.dir, 'nope.yaml')], undefined, /^error: the path ".*nope\.yaml" does not exist\n$/],
+      [['apply', '-f', '-'], 'a: [\n', /^error: error parsing STDIN: .*\n$/],
+      [['apply', '-f', '-'], 'apiVersion: v1\nkind: Frob\nmetadata: {name: x}\n', /^error: resource mapping not found for name: "x" namespace: "" from "STDIN": no matches for kind "Frob" in version "v1"\n/],
+      [['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: BAD}\n', /^Error from server \(Invalid\): ConfigMap "BAD" is invalid: metadata\.name: Invalid value: "BAD"/],
+      [['get', 'pods', '-o', 'foo'], undefined, /^error: unable to match a printer suitable for the output format "foo"/],
+      [['get', 'pods', '--context', 'nope'], undefined, /^error: kubeconfig: context "nope" not found\n$/],
+    ];
+    for (const [args, input, want] of cases) {
+      const r = await cli.run(args, input !== undefined ? { input } : {});
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(want);
+    }
+    const port = new URL(s.ts.url).port;
+    const dead = cli.file('dead.kubeconfig', readFileSync(cli.kubeconfig, 'utf8').replace(`:${port}`, ':1'));
+    const r = await cli.run(['get', 'pods', '--kubeconfig', dead]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n');
   });
 
   it('watches with -w: the table, then a row per change under the same columns', async () => {
