@@ -16,6 +16,7 @@ import { etcdctl } from '../src/harness/etcdctl.js';
 import type { StoreProgram as Flavor } from '../src/harness/kinds/store-member.js';
 import { StoreCluster } from '../src/harness/store-cluster.js';
 import { waitFor } from '../src/harness/wait.js';
+import { markdownTable } from './markdown-table.js';
 
 const QUICK = process.argv.includes('--quick');
 /** `--only=reads,watch,failover,perf`: run only those parts (development). */
@@ -466,12 +467,6 @@ function ratio(ours: number | undefined, theirs: number | undefined): string {
   return `${(ours / theirs).toFixed(2)}×`;
 }
 
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: readonly string[]): string => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  return [line(rows[0] ?? []), `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
-}
-
 async function main(): Promise<void> {
   const etcdVersion = execFileSync('etcd', ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? 'etcd';
   const cpu = cpus();
@@ -531,7 +526,7 @@ async function main(): Promise<void> {
     ratio(median(ours.failoverMs), median(etcd.failoverMs)),
   ]);
   rows.push(['failover write gap, each trial (ms)', etcd.failoverMs.map((x) => fmt(x)).join(', '), ours.failoverMs.map((x) => fmt(x)).join(', '), '—']);
-  console.log(table(rows));
+  console.log(markdownTable(rows));
   for (const n of notes) console.log(n);
   console.log(`load average at end: ${load()}`);
   if (etcd.readErrors + ours.readErrors > 0) console.log(`read errors: etcd ${etcd.readErrors}, Setpoint ${ours.readErrors}`);

@@ -2,13 +2,15 @@
 // with percentageOfNodesToScore, Score, assume) in the shape of Kubernetes' scheduler_perf
 // SchedulingBasic: nodes of 4 cpu / 32Gi / 110 pods, pods requesting 100m / 500Mi. Kubernetes' CI floor
 // for SchedulingBasic on 5,000 nodes is 270 pods/s. Every assumed pod is then observed bound, as the
-// informer would deliver it. Sizes: BENCH_NODES, BENCH_PODS.
+// informer would deliver it. Sizes: BENCH_NODES, BENCH_PODS. Then the full glue path as processes
+// (bench/scheduler-glue.ts): BENCH_GLUE_NODES, BENCH_GLUE_PODS; BENCH_GLUE=0 skips it.
 import type { Node, Pod } from '../src/scheduler/api-types.js';
 import { PodInfo } from '../src/scheduler/pod-info.js';
 import { defaultProfile } from '../src/scheduler/profile.js';
 import { SchedulerCache } from '../src/scheduler/scheduler-cache.js';
 import { isFailure, ScheduleAlgorithm } from '../src/scheduler/schedule-pod.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
+import { runGlue } from './scheduler-glue.js';
 import type { Snapshot } from '../src/scheduler/snapshot.js';
 
 const NODES = Number(process.env.BENCH_NODES ?? 5_000);
@@ -125,3 +127,10 @@ console.log(line(head));
 for (const r of rows) console.log(line(r));
 const loop = await runLoop(NODES, PODS);
 console.log(`\nfull loop (queue, cycle, assume, bind via sink, informer confirm) on ${NODES} nodes: ${loop.podsPerSec.toFixed(0)} pods/s, ${loop.bound}/${PODS} bound`);
+
+if (process.env.BENCH_GLUE !== '0') {
+  const g = await runGlue(Number(process.env.BENCH_GLUE_NODES ?? 100), Number(process.env.BENCH_GLUE_PODS ?? 1_000));
+  console.log(
+    `full glue path (setpoint scheduler process → pods/binding → setpoint apiserver → etcd 3.4, watched back) on ${g.nodes} nodes: ${g.podsPerSec.toFixed(0)} pods/s, ${g.pods} pods in ${g.seconds.toFixed(2)} s from caches synced; scheduler RSS ${g.schedulerRssMB.toFixed(0)} MB`,
+  );
+}

@@ -32,6 +32,8 @@ export const APISERVER_FLAGS: readonly FlagSpec[] = [
   { name: 'client-ca-file', kind: 'string', default: '', help: 'CA bundle that authenticates client certificates (CN is the user, O the groups); default: the CA in --cert-dir when this server made its own certificates' },
   { name: 'token-auth-file', kind: 'string', default: '', help: 'static bearer tokens, one CSV line each: token,user,uid,"group1,group2"' },
   { name: 'anonymous-auth', kind: 'bool', default: 'true', help: 'let requests without credentials read /healthz, /livez, /readyz and /version (everything else needs credentials)' },
+  { name: 'default-not-ready-toleration-seconds', kind: 'int', default: '300', help: 'tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration added to every pod that has none (DefaultTolerationSeconds)' },
+  { name: 'default-unreachable-toleration-seconds', kind: 'int', default: '300', help: 'tolerationSeconds of the node.kubernetes.io/unreachable:NoExecute toleration added to every pod that has none (DefaultTolerationSeconds)' },
   { name: 'watch-cache', kind: 'bool', default: 'true', help: 'serve lists and watches from one in-memory cache per resource fed by one store watch; false sends every list and watch to the store' },
   { name: 'event-ttl', kind: 'duration', default: '1h0m0s', help: 'how long Events are kept (a store lease of this TTL)' },
   { name: 'max-requests-inflight', kind: 'int', default: '400', help: 'most read-only requests served at once; more get 429 (watches are not counted; 0: no limit)' },
@@ -62,6 +64,8 @@ export interface ApiServerFlags {
   readonly tokenAuthFile?: string;
   readonly anonymousAuth: boolean;
   readonly eventTtlSeconds: number;
+  /** DefaultTolerationSeconds' two durations. */
+  readonly admission: { readonly notReadyTolerationSeconds: number; readonly unreachableTolerationSeconds: number };
   readonly watchCache: boolean;
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
@@ -166,6 +170,10 @@ export function parseApiServerFlags(raw: Readonly<Record<string, string>>): ApiS
     ...(tokenFile !== undefined ? { tokenAuthFile: tokenFile } : {}),
     anonymousAuth: bool('anonymous-auth', get('anonymous-auth')),
     eventTtlSeconds: duration('event-ttl', get('event-ttl')) / 1000,
+    admission: {
+      notReadyTolerationSeconds: int('default-not-ready-toleration-seconds', get('default-not-ready-toleration-seconds'), 0),
+      unreachableTolerationSeconds: int('default-unreachable-toleration-seconds', get('default-unreachable-toleration-seconds'), 0),
+    },
     watchCache: bool('watch-cache', get('watch-cache')),
     maxRequestsInflight: int('max-requests-inflight', get('max-requests-inflight'), 0),
     maxMutatingRequestsInflight: int('max-mutating-requests-inflight', get('max-mutating-requests-inflight'), 0),

@@ -8,6 +8,7 @@ import { startApiServer, type ApiServerDeps, type RunningApiServer } from './api
 import { loadTokenFile } from './authn/token-file.js';
 import { etcdHealthCheck } from './etcd-health.js';
 import { prepareCertDir } from './pki/cert-dir.js';
+import { issueClientCert, type KeyPair } from './pki/certificates.js';
 import { servingSans } from './pki/serving-sans.js';
 import { EtcdClient } from '../etcd-client/etcd-client.js';
 import type { AdmissionChain } from './admission/interface.js';
@@ -20,7 +21,7 @@ export interface StartOptions {
   readonly log: Logger;
   /** Default: every kind (src/apiserver/registry) on the store --etcd-servers names. */
   readonly registry?: ResourceRegistry;
-  /** The admission chain for the default registry (default: none). */
+  /** The admission chain for the default registry (default: Kubernetes' default plugins and the webhooks). */
   readonly admission?: AdmissionChain;
   /** Default: etcd's /health on --etcd-servers. */
   readonly storeCheck?: () => Promise<void>;
@@ -32,6 +33,7 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
   let certPem: string;
   let keyPem: string;
   let clientCaPem: string | undefined;
+  let kubeletClient: KeyPair | undefined;
   if (flags.tls) {
     [certPem, keyPem] = await Promise.all([readFile(flags.tls.certFile, 'utf8'), readFile(flags.tls.keyFile, 'utf8')]);
   } else {
@@ -41,6 +43,8 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
     if (!dir.serving) throw new Error('no serving certificate was made');
     ({ certPem, keyPem } = dir.serving);
     clientCaPem = dir.ca.certPem;
+    // pods/log's client certificate towards agents, fresh each start (agents trust the cluster CA).
+    kubeletClient = await issueClientCert(dir.ca, { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] });
   }
   if (flags.clientCaFile !== undefined) clientCaPem = await readFile(flags.clientCaFile, 'utf8');
   const tokens = flags.tokenAuthFile !== undefined ? loadTokenFile(flags.tokenAuthFile, (m) => log.warn(m)) : undefined;
@@ -63,8 +67,17 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
       ...(flags.etcd.keyFile ? { keyFile: flags.etcd.keyFile } : {}),
     };
     client = new EtcdClient({ endpoints: flags.etcd.servers, ...(Object.keys(tls).length > 0 ? { tls } : {}), logger: log });
-    api = new ApiRegistry({ client, etcdPrefix: flags.etcd.prefix, eventTtlSeconds: flags.eventTtlSeconds, watchCache: flags.watchCache, log, ...(opts.admission ? { admission: opts.admission } : {}) });
+    api = new ApiRegistry({
+      client,
+      etcdPrefix: flags.etcd.prefix,
+      eventTtlSeconds: flags.eventTtlSeconds,
+      watchCache: flags.watchCache,
+      log,
+      ...(opts.admission ? { admission: opts.admission } : {}),
+      admissionOptions: flags.admission,
+    });
     registry = api.registry;
+    if (kubeletClient) api.setKubeletClient(kubeletClient);
     compactor = new Compactor(client, { intervalMs: flags.etcd.compactionIntervalMs, logger: log });
     compactor.start();
     // The store may come up after the API server: readiness waits for the namespaces as for the caches,
@@ -73,13 +86,13 @@ export async function startFromFlags(flags: ApiServerFlags, opts: StartOptions):
     let namespacesMade = false;
     let attempt: Promise<void> | undefined;
     const makeNamespaces = (): void => {
-      attempt ??= made.ensureSystemNamespaces().then(
+      attempt ??= made.ensureSystemNamespaces().then(() => made.ensureSystemPriorityClasses()).then(
         () => {
           namespacesMade = true;
         },
         (e: unknown) => {
           attempt = undefined;
-          log.warn({ err: (e as Error).message }, 'making the system namespaces failed; retrying on /readyz');
+          log.warn({ err: (e as Error).message }, 'making the system namespaces and priority classes failed; retrying on /readyz');
         },
       );
     };

@@ -1,11 +1,14 @@
 // Events as the loops emit them (client-go's record.EventRecorder): `event(obj, type, reason, message)`
-// never blocks and never throws; the recorder writes core/v1 Events through the API server in the
-// background. This first version writes one Event per call; client-go's correlator (counting repeats into
-// one Event, aggregating similar ones, a spam filter per object) belongs behind the same interface.
+// never blocks and never throws. Each event goes through client-go's correlator (repeats become a PATCH
+// of count and lastTimestamp, similar ones are combined, a per-object spam filter drops the rest), then
+// one writer sends them to the API server in order, as client-go's single sink goroutine does, so a
+// repeat always builds on the Event its predecessor stored. At most 1000 wait; more are dropped.
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
+import { isNotFound } from './api-status-error.js';
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
+import { EventCorrelator, type CoreEvent, type CorrelatorOptions } from './event-correlator.js';
 import type { KubeObject } from './kube-object.js';
 import { ResourceClient } from './resource-client.js';
 import { EVENTS } from './resource-types.js';
@@ -23,25 +26,40 @@ export interface EventSource {
   readonly host?: string;
 }
 
+const MAX_QUEUED = 1000;
+
 export class ApiEventRecorder implements EventRecorder {
-  private readonly events: ResourceClient;
-  private inflight = new Set<Promise<unknown>>();
+  private readonly events: ResourceClient<CoreEvent>;
+  private readonly clock: Clock;
+  private readonly correlator: EventCorrelator;
+  private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
 
   constructor(
     rest: RestClient,
     private readonly source: EventSource,
-    private readonly opts: { clock?: Clock; log?: Logger } = {},
+    private readonly opts: { clock?: Clock; log?: Logger; correlator?: Omit<CorrelatorOptions, 'clock'> } = {},
   ) {
-    this.events = new ResourceClient(rest, EVENTS);
+    this.events = new ResourceClient<CoreEvent>(rest, EVENTS);
+    this.clock = opts.clock ?? realClock;
+    this.correlator = new EventCorrelator({ ...opts.correlator, clock: this.clock });
   }
 
   event(obj: KubeObject, type: EventType, reason: string, message: string): void {
     const m = obj.metadata ?? {};
     const ns = m.namespace || 'default';
-    const now = (this.opts.clock ?? realClock).wallNow().toISOString().replace(/\.\d+Z$/, 'Z');
-    const body: KubeObject = {
-      metadata: { name: `${m.name ?? 'unknown'}.${randomBytes(8).toString('hex')}`, namespace: ns },
-      involvedObject: { kind: obj.kind, apiVersion: obj.apiVersion, name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+    const now = this.clock.wallNow().toISOString().replace(/\.\d+Z$/, 'Z');
+    const name = (): string => `${m.name ?? 'unknown'}.${randomBytes(8).toString('hex')}`;
+    const ev: CoreEvent = {
+      metadata: { name: name(), namespace: ns },
+      involvedObject: {
+        ...(obj.kind !== undefined ? { kind: obj.kind } : {}),
+        ...(obj.apiVersion !== undefined ? { apiVersion: obj.apiVersion } : {}),
+        ...(m.name !== undefined ? { name: m.name } : {}),
+        ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
+        ...(m.uid !== undefined ? { uid: m.uid } : {}),
+        ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
+      },
       reason,
       message,
       type,
@@ -52,15 +70,40 @@ export class ApiEventRecorder implements EventRecorder {
       reportingComponent: this.source.component,
       reportingInstance: this.source.host ?? '',
     };
-    const p = this.events
-      .create(body, { namespace: ns })
-      .catch((e: unknown) => this.opts.log?.warn({ err: e, reason }, 'could not write an event'))
-      .finally(() => this.inflight.delete(p));
-    this.inflight.add(p);
+    const r = this.correlator.correlate(ev, name);
+    if (r.skip) return;
+    if (this.queued >= MAX_QUEUED) {
+      this.opts.log?.warn({ reason, object: `${ns}/${m.name ?? ''}` }, 'event queue is full; dropping an event');
+      return;
+    }
+    this.queued++;
+    this.tail = this.tail.then(() => this.write(r.event, r.patch)).finally(() => this.queued--);
   }
 
-  /** Waits for the events written so far (for shutdown and tests). */
+  private async write(event: CoreEvent, patch: { count: number; lastTimestamp: string; message: string } | undefined): Promise<void> {
+    const ns = event.metadata.namespace;
+    try {
+      let stored: CoreEvent | undefined;
+      if (patch !== undefined) {
+        try {
+          stored = await this.events.patch(ns, event.metadata.name, 'strategic', patch);
+        } catch (e) {
+          // The Event expired (--event-ttl) or was deleted: write it anew.
+          if (!isNotFound(e)) throw e;
+        }
+      }
+      if (stored === undefined) {
+        const { resourceVersion: _rv, ...meta } = event.metadata;
+        stored = await this.events.create({ ...event, metadata: meta }, { namespace: ns });
+      }
+      this.correlator.updateState(stored);
+    } catch (e) {
+      this.opts.log?.warn({ err: e, reason: event.reason }, 'could not write an event');
+    }
+  }
+
+  /** Waits for the events recorded so far to be written (for shutdown and tests). */
   async flush(): Promise<void> {
-    await Promise.allSettled([...this.inflight]);
+    await this.tail;
   }
 }

@@ -41,6 +41,29 @@ export function isConnectionError(e: unknown): boolean {
   return typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ERR_HTTP2_.*|ERR_SSL_.*)$/.test(code);
 }
 
+/** How long a new HTTP/2 connection may take to be ready (TCP, TLS, the server's SETTINGS). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** `p`, or a rejection as soon as the signal aborts (p itself goes on and is dealt with by its owner). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
 export class Transport {
   private readonly url: URL;
   private session: http2.ClientHttp2Session | undefined;
@@ -80,8 +103,9 @@ export class Transport {
     if (!this.useH1) {
       let session: http2.ClientHttp2Session;
       try {
-        session = await this.h2session();
+        session = await abortable(this.h2session(), req.signal);
       } catch (e) {
+        if (req.signal?.aborted) throw new ClientError('CLIENT_TRANSPORT', `connect ${this.url.host}: aborted`, { cause: e });
         if (this.protocol === 'h2') throw new ClientError('CLIENT_TRANSPORT', `connect ${this.url.host}: ${(e as Error).message}`, { cause: e });
         // The server may speak only HTTP/1.1; a refused connection is retried there too (and fails the same way).
         this.useH1 = true;
@@ -96,15 +120,20 @@ export class Transport {
     const s = this.session;
     if (s && !s.closed && !s.destroyed) return Promise.resolve(s);
     if (this.connecting) return this.connecting;
-    this.connecting = new Promise<http2.ClientHttp2Session>((resolve, reject) => {
+    const connecting = new Promise<http2.ClientHttp2Session>((resolve, reject) => {
       const session = http2.connect(this.url.origin, { ...this.tlsOptions(), peerMaxConcurrentStreams: 250 });
       const fail = (e: Error): void => {
-        this.connecting = undefined;
+        clearTimeout(timer);
+        if (this.connecting === connecting) this.connecting = undefined;
         session.destroy();
         reject(e);
       };
+      // A connection that neither fails nor completes (a server that accepted but does not answer the TLS
+      // handshake) must not hold every later request: they all wait on this one attempt.
+      const timer = setTimeout(() => fail(new Error(`no TLS/HTTP2 handshake within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
       session.once('error', fail);
       session.once('connect', () => {
+        clearTimeout(timer);
         session.off('error', fail);
         this.connecting = undefined;
         if (session.alpnProtocol !== 'h2') {
@@ -126,7 +155,8 @@ export class Transport {
         resolve(session);
       });
     });
-    return this.connecting;
+    this.connecting = connecting;
+    return connecting;
   }
 
   private sendH2(session: http2.ClientHttp2Session, req: RawRequest): Promise<RawResponse> {
@@ -143,11 +173,14 @@ export class Transport {
       // Streams hold the process open; an idle session does not.
       this.active++;
       session.ref();
+      let answered = false;
       stream.once('close', () => {
         this.active--;
         if (this.active === 0 && !session.destroyed) session.unref();
+        // A session that dies (the server was killed, the connection reset) destroys its streams without
+        // an error: a stream that closes unanswered must fail its request, or the caller waits forever.
+        if (!answered) reject(new ClientError('CLIENT_TRANSPORT', `${req.method} ${req.path}: the connection closed before an answer (code ${stream.rstCode ?? 'none'})`));
       });
-      let answered = false;
       stream.once('error', (e) => {
         if (!answered) reject(new ClientError('CLIENT_TRANSPORT', `${req.method} ${req.path}: ${e.message}`, { cause: e }));
       });

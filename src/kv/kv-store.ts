@@ -34,6 +34,8 @@ import { DEFAULT_MAX_TXN_OPS, checkPut, checkRange, checkTxn, putCost } from './
 import { Lessor } from './lessor.js';
 import type { LeaseTimeToLive } from './lessor.js';
 import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
+import { SLICE_BUDGET_MS, SLICE_ITEMS, runNow, runSliced, sortSliced } from './sliced.js';
+import type { Sliced } from './sliced.js';
 
 export interface KvStoreOptions {
   /** Writes fail with NOSPACE once the backend holds more than this (etcd default 2 GiB). */
@@ -46,6 +48,8 @@ export interface KvStoreOptions {
 
 
 export type CommitListener = (rev: number, events: readonly KvEvent[]) => void;
+/** A commit listener that may take its time over a revision of many events, yielding as it goes (sliced.ts). */
+export type SlicedCommitListener = (rev: number, events: readonly KvEvent[]) => Sliced<void>;
 
 const EMPTY = Buffer.alloc(0);
 /** etcd's default --quota-backend-bytes. */
@@ -56,8 +60,23 @@ function asBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
+/**
+ * The size of a snapshot chunk: packing one (and unpacking it on the member that installs it) is one
+ * piece of work on the loop; a MiB of small records took tens of milliseconds on a loaded machine.
+ */
+const SNAPSHOT_CHUNK_BYTES = 256 * 1024;
+
 /** Keys (or records) physical compaction handles per turn of the event loop. */
 const COMPACT_CHUNK = 2000;
+
+/** Whether a txn deletes a key range anywhere (either branch, nested txns included). */
+function deletesRange(req: TxnRequest): boolean {
+  for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
+    if ('requestDeleteRange' in op && op.requestDeleteRange.rangeEnd !== undefined && op.requestDeleteRange.rangeEnd.length > 0) return true;
+    if ('requestTxn' in op && deletesRange(op.requestTxn)) return true;
+  }
+  return false;
+}
 
 function cmpLease(a: string, b: string): number {
   const x = BigInt(a);
@@ -83,7 +102,8 @@ interface WriteTxn {
 }
 
 export class KvStore {
-  private readonly index = newKeyIndexTree();
+  /** Replaced whole when a snapshot is installed (load() builds the new one aside). */
+  private index = newKeyIndexTree();
   /** Revision of the last write transaction that changed something; 1 for an empty store. */
   currentRev = 1;
   /** Revisions below this are gone (0: never compacted). */
@@ -95,7 +115,7 @@ export class KvStore {
   /** The cluster's alarms as applied from the log; kept in the backend like etcd's alarm bucket. */
   alarms: readonly StoredAlarm[] = [];
   private readonly lessor: Lessor;
-  private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean }[] = [];
+  private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean; readonly sliced: SlicedCommitListener | undefined }[] = [];
   private readonly quota: number;
   private readonly maxTxnOps: number;
   /** Physical compaction running in the background (its promise), so callers can await it. */
@@ -145,15 +165,27 @@ export class KvStore {
       if (rev.main > this.currentRev) this.currentRev = rev.main;
       size += k.length + v.length;
     });
-    const keys = [...staging.keys()].sort();
-    for (const key of keys) this.index.set(key, staging.get(key) as KeyIndex);
+    // Sorted and inserted in slices: a follower installing a snapshot of half a million keys does this
+    // while it serves, and in one piece it held the loop for about a second. Built aside, then swapped in.
+    const keys = await runSliced(sortSliced([...staging.keys()]));
+    const index = newKeyIndexTree();
+    await runSliced(
+      (function* () {
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i] as string;
+          index.set(key, staging.get(key) as KeyIndex);
+          if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+        }
+      })(),
+    );
+    this.index = index;
     this.currentRev = Math.max(this.currentRev, this.compactRev, (await this.backend.getMeta<number>('currentRev')) ?? 1);
     for await (const [k, v] of this.backend.iterate(Buffer.from([LEASE_PREFIX]), Buffer.from([LEASE_PREFIX + 1]))) {
       const { id, ttl } = decodeLease(k, v);
       this.lessor.restore(id, ttl);
       size += k.length + v.length;
     }
-    for (const [key, ki] of this.index.entries()) if (ki.isLive() && ki.lease !== '0') this.lessor.attach(ki.lease, key);
+    for (const ki of staging.values()) if (ki.isLive() && ki.lease !== '0') this.lessor.attach(ki.lease, ki.key);
     this.backend.size = size;
     // A compaction that was recorded but not finished before a crash: finish it now.
     const done = (await this.backend.getMeta<number>('compactDone')) ?? 0;
@@ -163,10 +195,11 @@ export class KvStore {
   /**
    * Calls `l` with every committed revision's events. Events carry the previous value (prevKv) only while
    * some listener's `wantsPrevKv` says it needs them: materializing it copies the old value of every key
-   * changed, which a delete of 150,000 keys made a large part of its cost.
+   * changed, which a delete of 150,000 keys made a large part of its cost. `sliced`, when given, is
+   * called instead of `l` for a revision applied in slices (a ranged delete), and may yield.
    */
-  onCommit(l: CommitListener, wantsPrevKv: () => boolean = () => true): () => void {
-    const entry = { fn: l, wantsPrevKv };
+  onCommit(l: CommitListener, wantsPrevKv: () => boolean = () => true, sliced?: SlicedCommitListener): () => void {
+    const entry = { fn: l, wantsPrevKv, sliced };
     this.listeners.push(entry);
     return () => {
       const i = this.listeners.indexOf(entry);
@@ -233,16 +266,40 @@ export class KvStore {
    * The index half of a range: how many keys are visible at `atRev` (all of them, as etcd counts) and
    * the first `limit` of them (all when limit is 0), in key order.
    */
-  private visible(r: KeyRange, atRev: number, limit: number): { count: number; vis: [KeyIndex, VisibleRevision][] } {
+  private *visibleSliced(r: KeyRange, atRev: number, limit: number): Sliced<{ count: number; vis: [KeyIndex, VisibleRevision][] }> {
     const vis: [KeyIndex, VisibleRevision][] = [];
     let count = 0;
-    this.visit(r, (ki) => {
+    yield* this.visitSliced(r, (ki) => {
       const v = ki.get(atRev);
       if (!v) return;
       count++;
       if (limit <= 0 || vis.length < limit) vis.push([ki, v]);
     });
     return { count, vis };
+  }
+
+  /**
+   * visit() yielding every SLICE_ITEMS keys. Across a pause it resumes after the last key seen instead of
+   * keeping an iterator: background compaction may delete keys from the index meanwhile.
+   */
+  private *visitSliced(r: KeyRange, f: (ki: KeyIndex) => void): Sliced<void> {
+    if (r.end === undefined) {
+      this.visit(r, f);
+      return;
+    }
+    let after: string | undefined;
+    for (;;) {
+      let seen = 0;
+      for (const [k, ki] of this.index.entries(after ?? r.start)) {
+        if (k === after) continue;
+        if (r.end !== '' && k >= r.end) return;
+        after = k;
+        f(ki);
+        if (++seen === SLICE_ITEMS) break;
+      }
+      if (seen < SLICE_ITEMS) return;
+      yield;
+    }
   }
 
   /** Checks a requested revision against the compacted and current ones. */
@@ -253,12 +310,26 @@ export class KvStore {
     return rev;
   }
 
+  /**
+   * A range at the head or an older revision. The index walk and the values are gathered in slices: a
+   * range of half a million keys (etcdctl get --prefix) must not hold the loop the member ticks on. The
+   * revision is fixed first, and what the walk sees at it never changes (writes in between only add newer
+   * revisions; compaction below it would fail the read of a value, as it does in one piece).
+   */
   async range(req: RangeRequest): Promise<RangeResponse> {
     checkRange(req);
     const head = this.currentRev;
-    const p = this.planRange(req, head);
+    const p = await runSliced(this.planRangeSliced(req, head));
     const kvs: KeyValue[] = [];
-    for (const [ki, v] of p.vis) kvs.push(this.cached(ki, v) ?? (await this.fetch(ki, v)));
+    let deadline = performance.now() + SLICE_BUDGET_MS;
+    for (let i = 0; i < p.vis.length; i++) {
+      const [ki, v] = p.vis[i] as [KeyIndex, VisibleRevision];
+      kvs.push(this.cached(ki, v) ?? (await this.fetch(ki, v)));
+      if (i % SLICE_ITEMS === SLICE_ITEMS - 1 && performance.now() >= deadline) {
+        await nextTurn();
+        deadline = performance.now() + SLICE_BUDGET_MS;
+      }
+    }
     return this.finishRange(req, head, p.count, kvs);
   }
 
@@ -274,14 +345,18 @@ export class KvStore {
   }
 
   private planRange(req: RangeRequest, head: number): { count: number; vis: [KeyIndex, VisibleRevision][] } {
+    return runNow(this.planRangeSliced(req, head));
+  }
+
+  private *planRangeSliced(req: RangeRequest, head: number): Sliced<{ count: number; vis: [KeyIndex, VisibleRevision][] }> {
     const rev = this.readRev(req.revision, head);
     const r = keyRange(req.key, req.rangeEnd);
-    if (req.countOnly) return { count: this.visible(r, rev, -1).count, vis: [] };
+    if (req.countOnly) return { count: (yield* this.visibleSliced(r, rev, -1)).count, vis: [] };
     const filtered = !!(req.minModRevision || req.maxModRevision || req.minCreateRevision || req.maxCreateRevision);
     const limit = req.limit ?? 0;
     // Without sorting or filtering, fetch one more than the limit to learn whether there is more.
     const fetchAll = (req.sortOrder ?? 'NONE') !== 'NONE' || (req.sortTarget ?? 'KEY') !== 'KEY' || filtered || limit <= 0;
-    return this.visible(r, rev, fetchAll ? 0 : limit + 1);
+    return yield* this.visibleSliced(r, rev, fetchAll ? 0 : limit + 1);
   }
 
   /** Filters, sorts and limits as etcd's applier does; count stays the total before pruning. */
@@ -383,33 +458,59 @@ export class KvStore {
   }
 
   private doDelete(tx: WriteTxn, r: KeyRange): number {
-    const live: KeyIndex[] = [];
-    this.visit(r, (ki) => {
-      if (ki.isLive()) live.push(ki);
-    });
+    return runNow(this.deleteKeys(tx, r, undefined));
+  }
+
+  /**
+   * Deletes the live keys of a range (a tombstone each, in key order), collecting their previous values
+   * into `prevKvs` when given, yielding as visitSliced() does. The tombstones are at tx.main, above
+   * currentRev, so reads at the head do not see them until endWrite makes the revision visible.
+   */
+  private *deleteKeys(tx: WriteTxn, r: KeyRange, prevKvs: KeyValue[] | undefined): Sliced<number> {
     const wantPrev = this.prevKvWanted();
-    for (const ki of live) {
-      const prev = wantPrev ? this.currentKv(ki) : undefined;
+    let deleted = 0;
+    const one = (ki: KeyIndex): void => {
+      if (!ki.isLive()) return;
+      const prev = wantPrev || prevKvs ? this.currentKv(ki) : undefined;
+      if (prevKvs && prev) prevKvs.push(prev);
       if (ki.lease !== '0') this.lessor.detach(ki.lease, ki.key);
       const kv: KeyValue = { key: fromKey(ki.key), createRevision: 0, modRevision: tx.main, version: 0, value: EMPTY, lease: '0' };
       ki.tombstone(tx.main, tx.sub);
       this.writeRecord(tx, kv, true);
-      tx.events.push(prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
-    }
-    return live.length;
+      tx.events.push(wantPrev && prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
+      deleted++;
+    };
+    yield* this.visitSliced(r, one);
+    return deleted;
   }
 
   /** Ends a write transaction: bumps the revision if it changed anything and tells the listeners. */
   private endWrite(tx: WriteTxn, consistentIndex: number | undefined): number {
+    if (this.commitRev(tx, consistentIndex)) for (const l of this.listeners) l.fn(tx.main, tx.events);
+    return this.currentRev;
+  }
+
+  /** endWrite() for a txn applied in slices: listeners that can take a revision in slices do. */
+  private *endWriteSliced(tx: WriteTxn, consistentIndex: number | undefined): Sliced<number> {
+    if (this.commitRev(tx, consistentIndex)) {
+      for (const l of this.listeners) {
+        if (l.sliced) yield* l.sliced(tx.main, tx.events);
+        else l.fn(tx.main, tx.events);
+      }
+    }
+    return this.currentRev;
+  }
+
+  /** Records the consistent index and makes the txn's revision the head; false if it changed nothing. */
+  private commitRev(tx: WriteTxn, consistentIndex: number | undefined): boolean {
     if (consistentIndex !== undefined) {
       this.consistentIndex = consistentIndex;
       this.backend.putMeta('consistentIndex', consistentIndex);
     }
-    if (tx.sub === 0) return this.currentRev;
+    if (tx.sub === 0) return false;
     this.currentRev = tx.main;
     this.backend.size += tx.cost;
-    for (const l of this.listeners) l.fn(tx.main, tx.events);
-    return this.currentRev;
+    return true;
   }
 
   /** Records that a Raft entry was applied without changing the key space (idempotent replay). */
@@ -596,7 +697,7 @@ export class KvStore {
     }
     this.queuedWrites++;
     const run = this.writeChain
-      .then(async () => this.applyTxn(req, consistentIndex, await this.prefetch(req)))
+      .then(async () => this.applyTxnSliced(req, consistentIndex, await this.prefetch(req)))
       .finally(() => {
         this.queuedWrites--;
       });
@@ -604,9 +705,12 @@ export class KvStore {
     return run;
   }
 
-  /** Whether txnNow() may run: no write is queued ahead and the txn reads no history from disk. */
+  /**
+   * Whether txnNow() may run: no write is queued ahead, the txn reads no history from disk, and it deletes
+   * no range (any number of keys: it is applied in slices).
+   */
   canTxnNow(req: TxnRequest): boolean {
-    return this.queuedWrites === 0 && !this.readsHistory(req);
+    return this.queuedWrites === 0 && !this.readsHistory(req) && !deletesRange(req);
   }
 
   /** txn(), applied before it returns (only when canTxnNow()); etcd's errors are thrown. */
@@ -646,21 +750,45 @@ export class KvStore {
   }
 
   private applyTxn(req: TxnRequest, consistentIndex: number | undefined, prefetched: ReadonlyMap<string, KeyValue> | undefined): TxnResponse {
-    // A txn from the Raft log (consistentIndex given) was checked by the member that proposed it, as etcd
-    // checks only at its API: again here is CPU on every member (a bulk txn's duplicate-key check is a
-    // string per put), and this member's own op limit could even refuse what the proposer's allowed.
-    if (consistentIndex === undefined) checkTxn(req, this.maxTxnOps);
-    const { succeeded, ops, nested } = this.choosePath(req);
-    const { writes } = this.precheck(ops, nested, this.currentRev);
-    // Like etcd's capped applier: only writes that add data are refused; deletes still free space.
-    if (writes) {
-      const cost = this.pathPutCost(ops, nested);
-      if (cost > 0) this.checkQuota(cost);
-    }
+    const { succeeded, ops, nested } = this.planTxn(req, consistentIndex);
     const tx = this.beginWrite();
     const responses = this.execOps(tx, ops, nested, prefetched);
     const rev = this.endWrite(tx, consistentIndex);
     return { header: { revision: rev }, succeeded, responses };
+  }
+
+  /**
+   * applyTxn() in slices (a txn with a ranged delete: it may touch any number of keys). Flushes are held
+   * until the revision is complete, so a restart never finds half of it on disk beside the old consistent
+   * index; its tombstones are above currentRev meanwhile, invisible to reads until endWrite.
+   */
+  private async applyTxnSliced(req: TxnRequest, consistentIndex: number | undefined, prefetched: ReadonlyMap<string, KeyValue> | undefined): Promise<TxnResponse> {
+    const { succeeded, ops, nested } = this.planTxn(req, consistentIndex);
+    const release = this.backend.hold();
+    try {
+      const tx = this.beginWrite();
+      const responses = await runSliced(this.execOpsSliced(tx, ops, nested, prefetched));
+      const rev = await runSliced(this.endWriteSliced(tx, consistentIndex));
+      return { header: { revision: rev }, succeeded, responses };
+    } finally {
+      release();
+    }
+  }
+
+  /** The checks before a txn writes anything, and the branch it takes. */
+  private planTxn(req: TxnRequest, consistentIndex: number | undefined): ReturnType<KvStore['choosePath']> {
+    // A txn from the Raft log (consistentIndex given) was checked by the member that proposed it, as etcd
+    // checks only at its API: again here is CPU on every member (a bulk txn's duplicate-key check is a
+    // string per put), and this member's own op limit could even refuse what the proposer's allowed.
+    if (consistentIndex === undefined) checkTxn(req, this.maxTxnOps);
+    const path = this.choosePath(req);
+    const { writes } = this.precheck(path.ops, path.nested, this.currentRev);
+    // Like etcd's capped applier: only writes that add data are refused; deletes still free space.
+    if (writes) {
+      const cost = this.pathPutCost(path.ops, path.nested);
+      if (cost > 0) this.checkQuota(cost);
+    }
+    return path;
   }
 
   /** Approximate bytes the chosen path's puts add (0 when it only deletes or reads). */
@@ -679,6 +807,11 @@ export class KvStore {
   }
 
   private execOps(tx: WriteTxn, ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>, prefetched: ReadonlyMap<string, KeyValue> | undefined): ResponseOp[] {
+    return runNow(this.execOpsSliced(tx, ops, nested, prefetched));
+  }
+
+  /** The chosen path's ops in order; a ranged delete yields between slices of its keys. */
+  private *execOpsSliced(tx: WriteTxn, ops: readonly RequestOp[], nested: Map<TxnRequest, boolean>, prefetched: ReadonlyMap<string, KeyValue> | undefined): Sliced<ResponseOp[]> {
     const out: ResponseOp[] = [];
     for (const op of ops) {
       if ('requestRange' in op) {
@@ -687,18 +820,13 @@ export class KvStore {
         out.push({ responsePut: this.execPut(tx, op.requestPut) });
       } else if ('requestDeleteRange' in op) {
         const d = op.requestDeleteRange;
-        const r = keyRange(d.key, d.rangeEnd);
         const prevKvs: KeyValue[] = [];
-        if (d.prevKv) this.visit(r, (ki) => {
-          const kv = this.currentKv(ki);
-          if (kv) prevKvs.push(kv);
-        });
-        const deleted = this.doDelete(tx, r);
+        const deleted = yield* this.deleteKeys(tx, keyRange(d.key, d.rangeEnd), d.prevKv ? prevKvs : undefined);
         out.push({ responseDeleteRange: { header: { revision: this.headOf(tx) }, deleted, prevKvs } });
       } else {
         const t = op.requestTxn;
         const ok = nested.get(t) ?? false;
-        const responses = this.execOps(tx, (ok ? t.success : t.failure) ?? [], nested, prefetched);
+        const responses = yield* this.execOpsSliced(tx, (ok ? t.success : t.failure) ?? [], nested, prefetched);
         out.push({ responseTxn: { header: { revision: this.headOf(tx) }, succeeded: ok, responses } });
       }
     }
@@ -815,7 +943,11 @@ export class KvStore {
     }
     let removed = 0;
     const pending: Buffer[] = [];
+    let seen = 0;
     for await (const [k, v] of this.backend.iterate(revKey(0, 0), revKey(rev + 1, 0))) {
+      // The iterator's promises mostly resolve from its cache, in microtasks: without a turn now and then
+      // a history of a million records is read in one piece.
+      if (++seen % COMPACT_CHUNK === 0) await nextTurn();
       if (keep.has(k.toString('latin1'))) continue;
       pending.push(k);
       removed += k.length + v.length;
@@ -863,7 +995,7 @@ export class KvStore {
    * The whole state as a stream of chunks (each a msgpack array of [key, value] records), for sending a
    * member a snapshot or saving one. A consistent image of what is on disk once buffered writes land.
    */
-  async *snapshot(chunkBytes = 1024 * 1024): AsyncGenerator<Buffer> {
+  async *snapshot(chunkBytes = SNAPSHOT_CHUNK_BYTES): AsyncGenerator<Buffer> {
     await this.flush();
     let batch: [Buffer, Buffer][] = [];
     let size = 0;

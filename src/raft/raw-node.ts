@@ -164,6 +164,27 @@ export class RawNode {
     return out;
   }
 
+  /**
+   * Takes the heartbeats (a leader's) and heartbeat responses (a follower's) out of the pending messages,
+   * to be sent while the application is still busy with the previous Ready (applying a delete of 500,000
+   * keys, in slices). Neither claims anything about this member's log, so neither waits for a write; but
+   * both carry the current term, so they are handed out only while it is the term `savedTerm` already on
+   * disk (a term learnt since must be persisted first, as with votes).
+   */
+  takeHeartbeats(savedTerm: number): Message[] {
+    const r = this.raft;
+    if (r.term !== savedTerm || r.msgs.length === 0) return [];
+    let out: Message[] | undefined;
+    const keep: Message[] = [];
+    for (const m of r.msgs) {
+      if (m.type === 'heartbeat' || m.type === 'heartbeatResp') (out ??= []).push(m);
+      else keep.push(m);
+    }
+    if (!out) return [];
+    r.msgs = keep;
+    return out;
+  }
+
   /** Asks the leader to hand leadership to `to`. */
   transferLeader(to: NodeId): void {
     this.raft.step(msg({ type: 'transferLeader', from: to, to: this.raft.lead }));

@@ -14,7 +14,8 @@ import { encodePut, type KvCell } from './kv-machine.js';
 import { SimNetwork, type NetFaults } from './network.js';
 import { ReadChecker } from './read-checker.js';
 import { SafetyChecker } from './safety-checker.js';
-import { SimNode, type NodeRaftOptions } from './sim-node.js';
+import { nodeView, SimNode, type NodeRaftOptions } from './sim-node.js';
+import type { MemberView } from './liveness.js';
 import { Trace, type MessageFate } from './trace.js';
 import { SimViolation } from './violation.js';
 
@@ -107,6 +108,15 @@ export class SimCluster {
       if (n.status === 'up' && n.raftState === 'leader' && (best === undefined || n.term > best.term)) best = n;
     }
     return best;
+  }
+
+  leaderView(): MemberView | undefined {
+    const l = this.leader();
+    return l === undefined ? undefined : nodeView(l);
+  }
+
+  memberViews(): MemberView[] {
+    return this.members().map(nodeView);
   }
 
   /** One tick of simulated time: every running node ticks, then the messages due by now arrive. */

@@ -79,11 +79,16 @@ export class KvMachine {
 
   /** A digest of the contents, to compare replicas at the end of a run. */
   digest(): number {
-    let h = HASH_SEED;
-    for (const k of [...this.cells.keys()].sort()) {
-      const c = this.cells.get(k) as KvCell;
-      h = mixInt(hashString(c.value, hashString(k, h)), c.index);
-    }
-    return h;
+    return cellsDigest(this.cells);
   }
+}
+
+/** A digest of key-value cells in key order: equal for two replicas exactly when their contents are. */
+export function cellsDigest(cells: ReadonlyMap<string, KvCell>): number {
+  let h = HASH_SEED;
+  for (const k of [...cells.keys()].sort()) {
+    const c = cells.get(k) as KvCell;
+    h = mixInt(hashString(c.value, hashString(k, h)), c.index);
+  }
+  return h;
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// `npm run sim -- --seeds A-B [--nodes 3|5] [--steps N] [--bug NAME]`: runs the seeded simulation over a
-// range of seeds, prints a replayable report for the first violation and a summary, exits 1 on failure.
+// `npm run sim -- --seeds A-B [--nodes 3|5] [--steps N] [--bug NAME] [--member-loop [--loop-bug NAME]]`: runs
+// the seeded simulation (of the core alone, or of the member's own loop) over a range of seeds, prints a
+// replayable report for the first violation and a summary, exits 1 on failure.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { performance } from 'node:perf_hooks';
 import { formatSummary, formatViolation } from './report.js';
-import { DEFAULT_STEPS, runSeed } from './run-seed.js';
+import { DEFAULT_STEPS, runSeed, type SeedResult, type SimOptions } from './run-seed.js';
+import { runMemberSeed } from './member-loop/run-member-seed.js';
+import { PLANTED_LOOP_BUGS, type PlantedLoopBug } from '../server/member/planted-bugs.js';
 import { addResult, emptySummary } from './run-seeds.js';
 import { PLANTED_BUGS, type PlantedBugName } from './seed-setup.js';
 
@@ -37,7 +40,14 @@ interface CliOptions {
   keepGoing?: boolean;
   checkDeterminism?: boolean;
   wideIds?: boolean;
+  memberLoop?: boolean;
+  loopBug?: PlantedLoopBug;
   trace: number;
+}
+
+/** One seed, of the core alone or (--member-loop) of the member's loop. */
+function run(o: SimOptions): SeedResult | Promise<SeedResult> {
+  return o.memberLoop === true ? runMemberSeed(o) : runSeed(o);
 }
 
 const program = new Command('sim')
@@ -50,8 +60,12 @@ const program = new Command('sim')
   .option('--keep-going', 'run every seed even after a violation')
   .option('--check-determinism', 'run each seed twice and fail if the traces differ')
   .option('--wide-ids', 'give members ids near 2^64 (which Numbers cannot tell apart) instead of 1, 2, 3')
+  .option('--member-loop', "run the member's own Ready loop, proposals, applier and read barrier on a simulated disk, network and clock")
+  .addOption(new Option('--loop-bug <name>', "with --member-loop: plant a known bug in the member's loop (the run should then fail)").choices(PLANTED_LOOP_BUGS))
   .option('--trace <events>', 'events of trace to show for a violation', parsePositive, 60)
-  .action((o: CliOptions) => {
+  .action(async (o: CliOptions) => {
+    if (o.loopBug !== undefined && o.memberLoop !== true) throw new InvalidArgumentError('--loop-bug needs --member-loop');
+    if (o.bug !== undefined && o.memberLoop === true) throw new InvalidArgumentError('--bug plants a core bug: use it without --member-loop');
     const summary = emptySummary();
     const started = performance.now();
     let lastProgress = started;
@@ -65,10 +79,12 @@ const program = new Command('sim')
         ...(o.bug !== undefined ? { bug: o.bug } : {}),
         ...(o.classicChecks === true ? { strict: false } : {}),
         ...(o.wideIds === true ? { wideIds: true } : {}),
+        ...(o.memberLoop === true ? { memberLoop: true } : {}),
+        ...(o.loopBug !== undefined ? { loopBug: o.loopBug } : {}),
       };
-      const r = runSeed(opts);
+      const r = await run(opts);
       addResult(summary, r);
-      if (o.checkDeterminism === true && runSeed(opts).traceHash !== r.traceHash) {
+      if (o.checkDeterminism === true && (await run(opts)).traceHash !== r.traceHash) {
         nondeterministic++;
         console.log(`NONDETERMINISM: seed ${seed} produced two different traces`);
       }
@@ -86,4 +102,4 @@ const program = new Command('sim')
     if (summary.violations.length > 0 || nondeterministic > 0) process.exitCode = 1;
   });
 
-program.parse();
+await program.parseAsync();

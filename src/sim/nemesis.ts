@@ -4,9 +4,37 @@
 import type { Rng } from '../raft/rng.js';
 import type { RawNode } from '../raft/raw-node.js';
 import type { ConfChange, NodeId } from '../raft/types.js';
-import type { SimCluster } from './cluster.js';
+import type { SimNetwork } from './network.js';
 import { between, chance, pick, shuffled } from './random.js';
-import type { SimNode } from './sim-node.js';
+import type { NodeStatus } from './sim-node.js';
+
+/** A member as the nemesis sees it: the core's SimNode, or the member loop's SimMember (member-loop/). */
+export interface NemesisNode {
+  readonly id: NodeId;
+  readonly status: NodeStatus;
+  readonly downSince: number;
+  tornNext: boolean;
+  readonly raw: RawNode | undefined;
+}
+
+/** What the nemesis drives: the core-only SimCluster, or the member-loop cluster. */
+export interface NemesisTarget {
+  readonly now: number;
+  readonly net: SimNetwork;
+  readonly cfg: { readonly voters: number; readonly raft: { readonly electionTick: number } };
+  readonly nodes: ReadonlyMap<NodeId, NemesisNode>;
+  members(): NemesisNode[];
+  upNodes(): NemesisNode[];
+  leader(): NemesisNode | undefined;
+  crash(id: NodeId, torn: boolean): void;
+  restart(id: NodeId): void;
+  fault(kind: string, text: string): void;
+  note(text: string): void;
+  announce(text: string): void;
+  allocateNodeId(): NodeId;
+  proposeConfChange(cc: ConfChange): boolean;
+  transferLeader(to: NodeId): boolean;
+}
 
 /**
  * one: a node cut off; majority: a clean majority/minority split; primary: the leader isolated;
@@ -34,7 +62,7 @@ export interface FaultProfile {
 }
 
 export class Nemesis {
-  private readonly cluster: SimCluster;
+  private readonly cluster: NemesisTarget;
   private readonly profile: FaultProfile;
   private readonly rng: Rng;
   private readonly restartAfter = new Map<NodeId, number>();
@@ -42,7 +70,7 @@ export class Nemesis {
   private membershipBusyUntil = 0;
   private readonly baseVoters: number;
 
-  constructor(cluster: SimCluster, profile: FaultProfile, rng: Rng) {
+  constructor(cluster: NemesisTarget, profile: FaultProfile, rng: Rng) {
     this.cluster = cluster;
     this.profile = profile;
     this.rng = rng;
@@ -195,6 +223,6 @@ export class Nemesis {
   }
 }
 
-function upOrDown(n: SimNode | undefined): boolean {
+function upOrDown(n: NemesisNode | undefined): boolean {
   return n !== undefined && n.status !== 'stopped';
 }

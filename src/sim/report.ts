@@ -25,6 +25,7 @@ export function formatSummary(s: RunSummary, seconds: number): string {
     `entries committed:   ${s.commits}`,
     `writes acknowledged: ${s.writesAcked}`,
     `reads checked:       ${s.readsChecked}`,
+    ...(s.leasesGranted > 0 ? [`leases:              ${s.leasesGranted} granted, ${s.leasesRevoked} revoked on expiry through Raft`] : []),
     `messages sent:       ${s.messages} (${s.messagesDropped} lost to drops, cuts or down nodes; ${s.messagesDuplicated} duplicated)`,
     `faults injected:     ${total}`,
     ...faults.map(([k, v]) => `  ${k.padEnd(26)}${v}`),

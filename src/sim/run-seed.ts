@@ -6,8 +6,10 @@ import { awaitConvergence, awaitRecovery } from './liveness.js';
 import { Nemesis } from './nemesis.js';
 import { CALM_NET } from './network.js';
 import { ELECTION_TICK, setupForSeed, type PlantedBugName } from './seed-setup.js';
-import { SimViolation, type ViolationKind } from './violation.js';
+import type { ViolationKind } from './violation.js';
+import { seedOutcome } from './seed-outcome.js';
 import { Workload } from './workload.js';
+import type { PlantedLoopBug } from '../server/member/planted-bugs.js';
 
 export const DEFAULT_STEPS = 600;
 /**
@@ -35,6 +37,10 @@ export interface SimOptions {
   readonly traceLines?: number;
   /** Node ids near 2^64 (seed-setup.ts WIDE_ID_BASE) instead of 1, 2, 3…. */
   readonly wideIds?: boolean;
+  /** Run the member's own loop (member-loop/run-member-seed.ts) instead of the core alone. */
+  readonly memberLoop?: boolean;
+  /** TEST ONLY, with memberLoop: a bug planted in the member's loop (server/member/planted-bugs.ts). */
+  readonly loopBug?: PlantedLoopBug;
 }
 
 export interface SeedStats {
@@ -48,6 +54,9 @@ export interface SeedStats {
   /** Ticks from the heal to the first acknowledged fresh proposal; -1 if the run did not get there. */
   readonly recoverTicks: number;
   readonly convergeTicks: number;
+  /** Member-loop mode: leases granted, and revoked by the leader's expiry sweep through Raft. */
+  readonly leasesGranted?: number;
+  readonly leasesRevoked?: number;
 }
 
 export interface SeedViolation {
@@ -70,7 +79,9 @@ export function replayCommand(o: SimOptions): string {
   const bug = o.bug !== undefined ? ` --bug ${o.bug}` : '';
   const classic = o.strict === false ? ' --classic-checks' : '';
   const wide = o.wideIds === true ? ' --wide-ids' : '';
-  return `npm run sim -- --seeds ${o.seed}-${o.seed} --nodes ${o.nodes} --steps ${o.steps}${bug}${classic}${wide}`;
+  const loop = o.memberLoop === true ? ' --member-loop' : '';
+  const loopBug = o.loopBug !== undefined ? ` --loop-bug ${o.loopBug}` : '';
+  return `npm run sim -- --seeds ${o.seed}-${o.seed} --nodes ${o.nodes} --steps ${o.steps}${bug}${classic}${wide}${loop}${loopBug}`;
 }
 
 /**
@@ -109,7 +120,7 @@ function runSeedOnce(o: SimOptions): SeedResult {
   );
   let recoverTicks = -1;
   let convergeTicks = -1;
-  let violation: SeedViolation | undefined;
+  let error: unknown;
   try {
     for (let t = 0; t < o.steps; t++) {
       nemesis.step();
@@ -121,21 +132,7 @@ function runSeedOnce(o: SimOptions): SeedResult {
     recoverTicks = awaitRecovery(cluster, o.recoverBound ?? RECOVER_BOUND);
     convergeTicks = awaitConvergence(cluster, CONVERGE_BOUND);
   } catch (e) {
-    const kind: ViolationKind = e instanceof SimViolation ? e.kind : 'core-error';
-    const message = e instanceof SimViolation ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
-    cluster.note(`VIOLATION ${message.split('\n')[0] ?? ''}`);
-    violation = { kind, message, tick: cluster.now, trace: cluster.trace.lines() };
+    error = e ?? new Error('undefined thrown');
   }
-  const stats: SeedStats = {
-    ticks: cluster.now,
-    elections: cluster.checker.elections,
-    commits: cluster.checker.commits,
-    writesAcked: cluster.clients.acked,
-    readsChecked: cluster.reads.checked,
-    faults: cluster.faultCounts,
-    messages: cluster.netCounters,
-    recoverTicks,
-    convergeTicks,
-  };
-  return { options: o, traceHash: cluster.trace.hash, stats, ...(violation !== undefined ? { violation } : {}) };
+  return seedOutcome(o, cluster, error, recoverTicks, convergeTicks);
 }

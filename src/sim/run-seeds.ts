@@ -16,6 +16,8 @@ export interface RunSummary {
   commits: number;
   writesAcked: number;
   readsChecked: number;
+  leasesGranted: number;
+  leasesRevoked: number;
   messages: number;
   messagesDropped: number;
   messagesDuplicated: number;
@@ -34,6 +36,8 @@ export function emptySummary(): RunSummary {
     commits: 0,
     writesAcked: 0,
     readsChecked: 0,
+    leasesGranted: 0,
+    leasesRevoked: 0,
     messages: 0,
     messagesDropped: 0,
     messagesDuplicated: 0,
@@ -53,6 +57,8 @@ export function addResult(s: RunSummary, r: SeedResult): void {
   s.commits += st.commits;
   s.writesAcked += st.writesAcked;
   s.readsChecked += st.readsChecked;
+  s.leasesGranted += st.leasesGranted ?? 0;
+  s.leasesRevoked += st.leasesRevoked ?? 0;
   s.messages += st.messages.sent;
   s.messagesDropped += st.messages.dropped;
   s.messagesDuplicated += st.messages.duplicated;

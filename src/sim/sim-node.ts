@@ -7,6 +7,7 @@ import type { ConfState, NodeId, Snapshot, StateType } from '../raft/types.js';
 import { NONE } from '../raft/types.js';
 import type { ReadOp } from './client-ops.js';
 import { KvMachine } from './kv-machine.js';
+import type { MemberView } from './liveness.js';
 
 /** up: running; down: crashed, will restart; stopped: removed from the cluster, gone for good. */
 export type NodeStatus = 'up' | 'down' | 'stopped';
@@ -81,4 +82,18 @@ export class SimNode {
     this.crash(tick);
     this.status = 'stopped';
   }
+}
+
+/** A node as the liveness checks read it. */
+export function nodeView(n: SimNode): MemberView {
+  const hs = n.storage.getHardState();
+  return {
+    id: n.id,
+    up: n.status === 'up',
+    commit: hs.commit,
+    lastIndex: n.storage.lastIndex(),
+    applied: n.applied,
+    digest: () => n.kv.digest(),
+    describe: () => `node ${n.id} ${n.status} ${n.raftState} term=${hs.term} commit=${hs.commit} applied=${n.applied} last=${n.storage.lastIndex()}`,
+  };
 }

@@ -13,6 +13,9 @@ export type ViolationKind =
   | 'hard-state-regression'
   | 'commit-beyond-log'
   | 'linearizable-read'
+  | 'ack-not-durable'
+  | 'ack-wrong-entry'
+  | 'lease-revoked-early'
   | 'liveness'
   | 'convergence'
   | 'core-error';

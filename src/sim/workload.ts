@@ -1,7 +1,7 @@
 // Client traffic: puts and ReadIndex reads on a handful of keys, sent to random running members
 // (followers forward to the leader), at seeded rates.
 import type { Rng } from '../raft/rng.js';
-import type { SimCluster } from './cluster.js';
+import type { NodeId } from '../raft/types.js';
 import { countFor, pick } from './random.js';
 
 export interface WorkloadProfile {
@@ -12,12 +12,19 @@ export interface WorkloadProfile {
   readonly keys: number;
 }
 
+/** What the workload sends requests to: the core-only SimCluster, or the member-loop cluster. */
+export interface WorkloadTarget {
+  upNodes(): readonly { readonly id: NodeId }[];
+  propose(id: NodeId, key: string): unknown;
+  read(id: NodeId, key: string): unknown;
+}
+
 export class Workload {
-  private readonly cluster: SimCluster;
+  private readonly cluster: WorkloadTarget;
   private readonly profile: WorkloadProfile;
   private readonly rng: Rng;
 
-  constructor(cluster: SimCluster, profile: WorkloadProfile, rng: Rng) {
+  constructor(cluster: WorkloadTarget, profile: WorkloadProfile, rng: Rng) {
     this.cluster = cluster;
     this.profile = profile;
     this.rng = rng;

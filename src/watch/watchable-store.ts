@@ -9,6 +9,8 @@ import type { KvEvent } from '../kv/types.js';
 import type { EventBatch, WatchOptions, WatchSink } from './types.js';
 import type { WatcherHandle } from './watcher.js';
 import { keyRange, toKey } from '../kv/key-range.js';
+import { SLICE_ITEMS, runNow } from '../kv/sliced.js';
+import type { Sliced } from '../kv/sliced.js';
 import { Watcher } from './watcher.js';
 import { WatcherGroup } from './watcher-group.js';
 
@@ -71,6 +73,7 @@ export class WatchableStore {
     const offCommit = kv.onCommit(
       (rev, events) => this.notify(rev, events),
       () => this.prevKvWatchers.size > 0,
+      (rev, events) => this.notifySliced(rev, events),
     );
     const offRestore = kv.onRestore(() => this.restored());
     this.unsubscribe = () => {
@@ -200,11 +203,34 @@ export class WatchableStore {
     }
   }
 
+  /**
+   * notify() for a revision applied in slices (a delete of half a million keys): the events are matched to
+   * watchers a slice at a time. That is safe while the loop serves others in between: the revision is the
+   * head already, so a watcher created or placed meanwhile has minRev above it and is passed over (one
+   * that wanted it got it from history), and no later revision is applied until this one is told.
+   */
+  private *notifySliced(rev: number, events: readonly KvEvent[]): Sliced<void> {
+    this.seenHead = rev;
+    if (this.synced.size === 0) return;
+    try {
+      if (events.length === 1) this.notifyOne(rev, events[0] as KvEvent);
+      else yield* this.notifyManySliced(rev, events);
+    } catch (e) {
+      this.log?.error({ err: e, rev }, 'watch notify failed');
+    }
+  }
+
   private notifyMany(rev: number, events: readonly KvEvent[]): void {
+    runNow(this.notifyManySliced(rev, events));
+  }
+
+  private *notifyManySliced(rev: number, events: readonly KvEvent[]): Sliced<void> {
     const touched: Watcher[] = [];
     const batches: KvEvent[][] = [];
     try {
-      for (const ev of events) {
+      for (let i = 0; i < events.length; i++) {
+        const ev = events[i] as KvEvent;
+        if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
         let bare: KvEvent | undefined;
         this.synced.forKey(toKey(ev.kv.key), (w) => {
           if (rev < w.minRev) return;
@@ -223,6 +249,8 @@ export class WatchableStore {
     }
     for (let i = 0; i < touched.length; i++) {
       const w = touched[i] as Watcher;
+      // Canceled or set aside while the events were matched (in slices).
+      if (w.state !== 'synced') continue;
       const b: EventBatch = { events: batches[i] as KvEvent[], revision: rev };
       if (!this.offerBatch(w, b)) this.refuse(w, b);
     }

@@ -3,7 +3,8 @@
 // one-line replay command and the last events before the violation.
 import { describe, expect, it } from 'vitest';
 import { formatViolation } from '../../src/sim/report.js';
-import { DEFAULT_STEPS, RECOVER_BOUND, runSeed } from '../../src/sim/run-seed.js';
+import { DEFAULT_STEPS, runSeed } from '../../src/sim/run-seed.js';
+import { expectCoverage } from './helpers/sim-coverage.js';
 import { runSeeds, type RunSummary } from '../../src/sim/run-seeds.js';
 
 const FAULT_KINDS = [
@@ -27,32 +28,19 @@ function report(s: RunSummary): string {
   return v === undefined ? '' : formatViolation(v);
 }
 
-/** Proof that the faults and checks actually happened, not just that nothing failed. */
-function expectCoverage(s: RunSummary, seeds: number): void {
-  for (const k of FAULT_KINDS) expect(s.faults.get(k) ?? 0, `fault ${k} was injected`).toBeGreaterThan(0);
-  expect(s.messagesDropped).toBeGreaterThan(0);
-  expect(s.messagesDuplicated).toBeGreaterThan(0);
-  expect(s.elections).toBeGreaterThan(seeds);
-  expect(s.commits).toBeGreaterThan(50 * seeds);
-  expect(s.writesAcked).toBeGreaterThan(50 * seeds);
-  expect(s.readsChecked).toBeGreaterThan(20 * seeds);
-  expect(s.maxRecoverTicks).toBeGreaterThan(0);
-  expect(s.maxRecoverTicks).toBeLessThanOrEqual(RECOVER_BOUND);
-}
-
 describe('deterministic simulation', () => {
   it('3 voters, seeds 1-500: every safety property holds under every fault, and the cluster recovers', () => {
     const s = runSeeds({ from: 1, to: 500, nodes: 3, steps: DEFAULT_STEPS });
     expect(report(s)).toBe('');
     expect(s.seedsRun).toBe(500);
-    expectCoverage(s, 500);
+    expectCoverage(s, 500, FAULT_KINDS);
   });
 
   it('5 voters, seeds 1-120: the same', () => {
     const s = runSeeds({ from: 1, to: 120, nodes: 5, steps: DEFAULT_STEPS });
     expect(report(s)).toBe('');
     expect(s.seedsRun).toBe(120);
-    expectCoverage(s, 120);
+    expectCoverage(s, 120, FAULT_KINDS);
   });
 
   it('ids near 2^64 (one value as Numbers), 3 and 5 voters: the same; the core carries ids whole', () => {
@@ -60,7 +48,7 @@ describe('deterministic simulation', () => {
       const s = runSeeds({ from: 1, to: 40, nodes, steps: DEFAULT_STEPS, wideIds: true });
       expect(report(s)).toBe('');
       expect(s.seedsRun).toBe(40);
-      expectCoverage(s, 40);
+      expectCoverage(s, 40, FAULT_KINDS);
     }
   });
 

@@ -41,6 +41,10 @@ export interface AdmissionAttributes {
   readonly options?: unknown;
   /** Aborted when the request is no longer wanted: webhooks stop waiting. */
   readonly signal: AbortSignal;
+  /** The kind's defaults, applied in place: Kubernetes defaults an object again after a webhook patched it. */
+  readonly defaults?: (obj: StoredObject) => void;
+  /** Sends a warning to the client (a `Warning: 299 - "…"` header), as webhooks' `warnings` are sent. */
+  readonly warn?: (text: string) => void;
 }
 
 /** What one step did to one request: the facts `setpoint why` reports. */

@@ -2,18 +2,22 @@
 // etcd-backed storage, a GenericStore per kind registered in the ResourceRegistry (discovery and routing
 // read it), OpenAPI v3 documents per group-version from the schema model, the namespaces Kubernetes makes
 // at start, and apiserver_storage_objects.
+import type { KubeletClientCert } from './pod-log.js';
 import type { Logger } from 'pino';
 import { openAPIDocument, groupVersionPath, type OpenAPIResource } from '../../api/openapi.js';
 import { builtinSchemas, type SchemaRegistry } from '../../api/schema/registry.js';
 import type { EtcdClient } from '../../etcd-client/etcd-client.js';
+import type { Chain } from '../admission/admission-chain.js';
+import { defaultAdmissionChain, type AdmissionOptions, type AdmissionReads } from '../admission/default-admission.js';
 import { NOOP_ADMISSION, type AdmissionChain } from '../admission/interface.js';
+import { SYSTEM_PRIORITY_CLASSES, systemPriorityClassObject } from '../admission/priority.js';
 import type { OpenApiV3Source } from '../endpoints/openapi.js';
 import type { HealthCheck } from '../endpoints/health.js';
 import type { ApiServerMetrics } from '../metrics.js';
 import { ResourceRegistry } from '../resource-registry.js';
 import { Cacher } from '../storage/cacher/cacher.js';
 import { EtcdStorage } from '../storage/etcd3/etcd-storage.js';
-import { StorageError, type Storage } from '../storage/interface.js';
+import { StorageError, type Storage, type StoredObject } from '../storage/interface.js';
 import { GenericStore } from './generic-store.js';
 import { ALL_STRATEGIES } from './kinds/all-kinds.js';
 import type { StoreContext } from './store-context.js';
@@ -28,7 +32,10 @@ export interface ApiRegistryOptions {
   readonly etcdPrefix: string;
   readonly eventTtlSeconds: number;
   readonly log: Logger;
+  /** Default: Kubernetes' default plugins and the webhooks (src/apiserver/admission/default-admission.ts). */
   readonly admission?: AdmissionChain;
+  /** For the default chain: the toleration seconds (flags) and a webhook client. */
+  readonly admissionOptions?: AdmissionOptions;
   /** Serve reads from a watch cache per resource (default true). */
   readonly watchCache?: boolean;
   readonly strategies?: readonly Strategy[];
@@ -46,6 +53,7 @@ export class ApiRegistry {
   private readonly raw: EtcdStorage;
   private readonly cachers: Cacher[] = [];
   private metricsTimer: NodeJS.Timeout | undefined;
+  private readonly chain: Chain | undefined;
 
   constructor(private readonly opts: ApiRegistryOptions) {
     const prefix = opts.etcdPrefix.replace(/\/+$/, '');
@@ -73,6 +81,39 @@ export class ApiRegistry {
       this.registry.register(s.descriptor, store);
       this.stores.set(`${s.descriptor.group}/${s.descriptor.resource}`, store);
     }
+    if (opts.admission === undefined) {
+      this.chain = defaultAdmissionChain(this.admissionReads(), opts.admissionOptions ?? {}, opts.log);
+      this.ctx.admission = this.chain;
+    }
+  }
+
+  /** Admission reads through the watch caches (resourceVersion 0: from memory, no store round trip). */
+  private admissionReads(): AdmissionReads {
+    const notFound = (e: unknown): boolean => e instanceof StorageError && e.code === 'NotFound';
+    return {
+      cachedList: async (group, resource) => {
+        const store = this.store(group, resource);
+        if (store === undefined) return [];
+        return (await store.storage.list(store.listPrefix(''), { resourceVersion: '0' })).items;
+      },
+      get: async (group, resource, name): Promise<StoredObject | undefined> => {
+        const store = this.store(group, resource);
+        if (store === undefined) return undefined;
+        const key = store.key('', name);
+        try {
+          return await store.storage.get(key, { resourceVersion: '0' });
+        } catch (e) {
+          if (!notFound(e)) throw e;
+        }
+        // Not in the cache yet (made a moment ago): the store says, as Kubernetes' plugins ask live then.
+        try {
+          return await this.raw.get(key);
+        } catch (e) {
+          if (notFound(e)) return undefined;
+          throw e;
+        }
+      },
+    };
   }
 
   private cacher(resourcePrefix: string): Cacher {
@@ -83,6 +124,11 @@ export class ApiRegistry {
 
   store(group: string, resource: string): GenericStore | undefined {
     return this.stores.get(`${group}/${resource}`);
+  }
+
+  /** The client certificate pods/log presents to agents (see pod-log.ts). */
+  setKubeletClient(cert: KubeletClientCert): void {
+    this.ctx.kubeletClient = cert;
   }
 
   /** Swaps in the admission chain (admission's plugins and webhooks are built after the registry). */
@@ -103,6 +149,19 @@ export class ApiRegistry {
       };
       try {
         await this.raw.create(key, obj);
+      } catch (e) {
+        if (!(e instanceof StorageError && e.code === 'AlreadyExists')) throw e;
+      }
+    }
+  }
+
+  /** Makes system-node-critical and system-cluster-critical if missing, as Kubernetes does at start. */
+  async ensureSystemPriorityClasses(): Promise<void> {
+    for (const c of SYSTEM_PRIORITY_CLASSES) {
+      const obj = systemPriorityClassObject(c);
+      obj.metadata = { ...obj.metadata, uid: crypto.randomUUID(), creationTimestamp: rfc3339(this.ctx.now()), generation: 1 };
+      try {
+        await this.raw.create(`${this.ctx.etcdPrefix}/priorityclasses/${c.name}`, obj);
       } catch (e) {
         if (!(e instanceof StorageError && e.code === 'AlreadyExists')) throw e;
       }
@@ -176,6 +235,7 @@ export class ApiRegistry {
 
   async close(): Promise<void> {
     if (this.metricsTimer) clearInterval(this.metricsTimer);
+    this.chain?.close();
     await Promise.all(this.cachers.map((c) => c.close()));
     await this.raw.close();
   }

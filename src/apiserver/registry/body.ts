@@ -10,6 +10,7 @@ import type { GroupVersionKind } from '../../api/schema/schema.js';
 import { parseJSON } from '../../api/strict-json.js';
 import { StatusError, statuses } from '../status.js';
 import type { StoredObject } from '../storage/interface.js';
+import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
 
 export const JSON_TYPES = ['application/json'];
 export const BODY_TYPES = ['application/json', 'application/yaml'];
@@ -38,6 +39,12 @@ export function parseText(text: string, mediaType: string | undefined, _gvk: Gro
     const detail = e instanceof Error ? e.message : String(e);
     throw new StatusError(statuses.badRequest(yaml ? `error converting YAML to JSON: ${detail}` : `couldn't get version/kind; json parse error: ${detail}`));
   }
+}
+
+/** A create's or a PUT's body: protobuf for the kinds kubectl's typed generators send it for, else JSON or YAML. */
+export function parseBody(body: Buffer, mediaType: string | undefined, gvk: GroupVersionKind): unknown {
+  if (mediaType === PROTOBUF_MEDIA_TYPE) return decodeProtobufBody(body, gvk);
+  return parseText(body.toString('utf8'), mediaType, gvk);
 }
 
 /** Kubernetes' checks that a body is of the URL's kind (a body may omit both, as client-node's do). */

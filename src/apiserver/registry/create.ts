@@ -1,19 +1,17 @@
 // POST: a new object. The server owns uid, creationTimestamp, generation and resourceVersion; generateName
-// becomes a name; the namespace must exist and not be Terminating; what the client may not set (status of
-// kinds with /status) is dropped. One Txn writes the object and its history.
+// becomes a name; what the client may not set (status of kinds with /status) is dropped. Whether the
+// namespace exists is admission's question (NamespaceLifecycle). One Txn writes the object and its history.
 import { randomUUID } from 'node:crypto';
 import { generateName } from '../../api/object-meta-validation.js';
 import type { ApiRequest, ApiResponse } from '../handler.js';
 import { StorageError, type StoredObject } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
-import { decodeAs, fieldValidationOf, parseText, warningHeader } from './body.js';
+import { decodeAs, fieldValidationOf, parseBody, warningHeader } from './body.js';
 import { dryRunOf, type GenericStore, type WriteScope } from './generic-store.js';
 import { rfc3339 } from './store-context.js';
 import { admitAndValidate } from './write-pipeline.js';
 
 type JSONObject = Record<string, unknown>;
-
-const NAMESPACES = { group: '', resource: 'namespaces' };
 
 /** Server-owned metadata of a new object, as Kubernetes' BeforeCreate sets it. */
 export function fillCreateMeta(store: GenericStore, obj: StoredObject, namespace: string): void {
@@ -40,34 +38,12 @@ export function fillCreateMeta(store: GenericStore, obj: StoredObject, namespace
   store.strategy.prepareForCreate?.(obj);
 }
 
-/** NamespaceLifecycle's rule, which the registry keeps: no content in a missing or Terminating namespace. */
-export async function checkNamespace(store: GenericStore, namespace: string, name: string): Promise<void> {
-  if (!store.strategy.descriptor.namespaced) return;
-  let ns: StoredObject;
-  try {
-    ns = await store.ctx.raw.get(`${store.ctx.etcdPrefix}/namespaces/${namespace}`);
-  } catch (e) {
-    if (e instanceof StorageError && e.code === 'NotFound') throw new StatusError(statuses.notFound(NAMESPACES, namespace));
-    throw e;
-  }
-  if ((ns['status'] as { phase?: string } | undefined)?.phase === 'Terminating' || ns.metadata['deletionTimestamp']) {
-    throw new StatusError(
-      statuses.forbidden(
-        store.groupResource,
-        name,
-        `unable to create new content in namespace ${namespace} because it is being terminated`,
-      ),
-    );
-  }
-}
-
 /** Runs a create of `obj` (already decoded), from defaults to the store. */
 export async function createObject(store: GenericStore, scope: WriteScope, obj: StoredObject, namespace: string, manager: string): Promise<StoredObject> {
   fillCreateMeta(store, obj, namespace);
   const name = obj.metadata.name ?? '';
   try {
     const admitted = await admitAndValidate(store, scope, 'CREATE', obj, undefined);
-    await checkNamespace(store, namespace, name);
     const managed = store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, manager) as StoredObject;
     const guards = await store.guards(scope.req);
     const hk = store.historyKey(namespace, name);
@@ -97,8 +73,7 @@ export async function create(store: GenericStore, req: ApiRequest, res: ApiRespo
   const q = req.query;
   const dryRun = dryRunOf(q);
   const validation = fieldValidationOf(q);
-  const text = (await req.body()).toString('utf8');
-  const { object, warnings } = decodeAs(store.ctx.schemas, store.gvk, parseText(text, req.contentType, store.gvk), validation);
+  const { object, warnings } = decodeAs(store.ctx.schemas, store.gvk, parseBody(await req.body(), req.contentType, store.gvk), validation);
   if (warnings.length > 0) res.setHeader('Warning', warnings.map(warningHeader).join(', '));
   const scope: WriteScope = { req, subresource: '', dryRun, records: [] };
   const created = await createObject(store, scope, object, req.info.namespace, store.managerName(req));

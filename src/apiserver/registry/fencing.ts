@@ -1,7 +1,8 @@
 // Fencing for leader-elected writers: a write that carries `Setpoint-Fencing-Token:
 // <lease-namespace>/<lease-name>/<holder>/<leaseTransitions>` lands only while that Lease still names the
 // holder at that transition. The Lease is read here and the write guarded with its mod_revision in the same
-// Txn, so a Lease that moves between the check and the write fails the write too.
+// Txn, so a Lease that moves between the check and the write fails the Txn; the guard is then checked again
+// on the Lease as it is now (a renewal keeps holder and transition, so the write retries and lands).
 import { StorageError, type Guard } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
 import type { StoreContext } from './store-context.js';
@@ -46,5 +47,6 @@ export async function fencingGuard(ctx: StoreContext, header: string): Promise<G
       ),
     );
   }
-  return { key, modRevision: Number(lease.metadata.resourceVersion) };
+  // A renewal moves the Lease's mod_revision but not its holder or transition: check it again then.
+  return { key, modRevision: Number(lease.metadata.resourceVersion), refresh: () => fencingGuard(ctx, header) };
 }

@@ -15,8 +15,10 @@ import { deleteCollection, deleteOne } from './delete.js';
 import { fencingGuard } from './fencing.js';
 import { HistoryWriter, historyKey, type HistoryEntry } from './history.js';
 import { asStatusError } from './registry-errors.js';
+import { ResponseWarnings } from './response-warnings.js';
 import { predicateFrom } from './selection.js';
 import type { StoreContext } from './store-context.js';
+import { servePodLog } from './pod-log.js';
 import { serveSubresource } from './subresources.js';
 import { update } from './update.js';
 import type { Strategy } from './strategy.js';
@@ -53,6 +55,8 @@ export class GenericStore implements ResourceHandler {
   readonly resourcePrefix: string;
   readonly history: HistoryWriter;
   private readonly managers = new Map<string, FieldManager>();
+  /** Each request's Warning headers, for admission to add to (webhooks' warnings). */
+  private readonly warnings = new WeakMap<ApiRequest, ResponseWarnings>();
 
   constructor(
     readonly strategy: Strategy,
@@ -95,13 +99,19 @@ export class GenericStore implements ResourceHandler {
     return { resource: this.groupResource, name, operation };
   }
 
-  async serve(req: ApiRequest, res: ApiResponse): Promise<void> {
+  async serve(req: ApiRequest, raw: ApiResponse): Promise<void> {
     const info = req.info;
     const op = operationOf(info.verb);
+    const res = new ResponseWarnings(raw);
+    this.warnings.set(req, res);
     try {
       const sub = info.subresource;
       if (sub === 'scale' || sub === 'binding' || sub === 'eviction' || sub === 'finalize') {
         await serveSubresource(this, req, res);
+        return;
+      }
+      if (sub === 'log' && this.groupResource.group === '' && this.groupResource.resource === 'pods') {
+        await servePodLog(this, req, res, this.ctx.kubeletClient);
         return;
       }
       switch (info.verb) {
@@ -283,6 +293,8 @@ export class GenericStore implements ResourceHandler {
       dryRun: scope.dryRun,
       user: req.user,
       signal: req.signal,
+      warn: (text) => this.warnings.get(req)?.add(text),
+      ...(this.strategy.defaults ? { defaults: (o: StoredObject) => this.strategy.defaults?.(o) } : {}),
     };
   }
 

@@ -1,5 +1,6 @@
 // What every kind's store shares: the storages (the watch cache for reads, the etcd store for the few
 // reads that must be quorum and for companions), the schemas, admission, the clock and randomness.
+import type { KubeletClientCert } from './pod-log.js';
 import type { Logger } from 'pino';
 import type { SchemaRegistry } from '../../api/schema/registry.js';
 import type { AdmissionChain } from '../admission/interface.js';
@@ -13,6 +14,8 @@ export interface StoreContext {
   readonly schemas: SchemaRegistry;
   /** Read through at each request, so the admission chain can be swapped in once it is built. */
   admission: AdmissionChain;
+  /** The client certificate pods/log presents to agents; set once the API server has it (pod-log.ts). */
+  kubeletClient?: KubeletClientCert | undefined;
   readonly eventTtlSeconds: number;
   readonly random: () => number;
   readonly now: () => Date;

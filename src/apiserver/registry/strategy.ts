@@ -31,7 +31,7 @@ export interface Strategy {
   /** Before a create: clear what a client may not set (status of kinds with /status), set what the server owns. */
   prepareForCreate?(obj: MutableObject): void;
   /** Before an update through the main resource (status copied back already when hasStatus). */
-  prepareForUpdate?(obj: MutableObject, old: StoredObject): void;
+  prepareForUpdate?(obj: MutableObject, old: StoredObject, subresource: string): void;
   validate(obj: StoredObject): FieldError[];
   validateUpdate(obj: StoredObject, old: StoredObject): FieldError[];
   /** Fields a fieldSelector may name beyond metadata.name and metadata.namespace. */
@@ -41,6 +41,12 @@ export interface Strategy {
    * deletionTimestamp and waits for its agent; a namespace turns Terminating). Undefined: delete as usual.
    */
   gracefulDelete?(obj: StoredObject, gracePeriodSeconds: number | undefined, now: string): MutableObject | undefined;
+  /**
+   * An object being deleted whose metadata.finalizers are all gone is removed by the update that cleared
+   * them, unless the kind holds it for another reason (a namespace until spec.finalizers is empty, as
+   * Kubernetes' ShouldDeleteNamespaceDuringUpdate).
+   */
+  holdsDeletion?(obj: StoredObject): boolean;
   readonly columns?: readonly TableColumn[];
   /**
    * When the kind is stored in another version's shape (events.k8s.io/v1 Events are stored as core/v1

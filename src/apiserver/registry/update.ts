@@ -9,8 +9,8 @@ import { applyStrategicMergePatch } from '../../api/patch/strategic-merge-patch.
 import type { ApiRequest, ApiResponse } from '../handler.js';
 import { NO_CHANGE, StorageError, type Companion, type StoredObject } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
-import { checkTypeMeta, decodeAs, fieldValidationOf, parseText, warningHeader, type DecodedBody } from './body.js';
-import { checkNamespace, fillCreateMeta } from './create.js';
+import { checkTypeMeta, decodeAs, fieldValidationOf, parseBody, parseText, warningHeader, type DecodedBody } from './body.js';
+import { fillCreateMeta } from './create.js';
 import { dryRunOf, type GenericStore, type WriteScope } from './generic-store.js';
 import { asStatusError } from './registry-errors.js';
 import { deepCopy } from './strategy.js';
@@ -52,7 +52,7 @@ export function resetForEndpoint(store: GenericStore, subresource: string, next:
     if ((m[f] === undefined || m[f] === null || m[f] === '') && om[f] !== undefined) (m as Record<string, unknown>)[f] = om[f];
   }
   if ((m.resourceVersion === undefined || m.resourceVersion === '') && om.resourceVersion !== undefined) m.resourceVersion = om.resourceVersion;
-  store.strategy.prepareForUpdate?.(next, old);
+  store.strategy.prepareForUpdate?.(next, old, subresource);
   if (store.strategy.hasGeneration) {
     const g = typeof om['generation'] === 'number' ? om['generation'] : 1;
     m['generation'] = outsideMetaAndStatus(next) !== outsideMetaAndStatus(old) ? g + 1 : g;
@@ -99,7 +99,6 @@ export async function updateObject(
           fillCreateMeta(store, obj, namespace);
           if (obj.metadata.name !== name) throw new StatusError(statuses.badRequest('the name of the object does not match the name on the URL'));
           const admitted = await admitAndValidate(store, scope, 'CREATE', obj, undefined);
-          await checkNamespace(store, namespace, name);
           return withHistory(store.toStored(opts.apply ? admitted : (store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, opts.manager) as StoredObject)), 'CREATE');
         }
         if (current === undefined) throw new StatusError(statuses.notFound(store.groupResource, name));
@@ -122,7 +121,8 @@ export async function updateObject(
     // Finalizers all gone from an object being deleted (and no grace left): the update completes the delete.
     const m = result.object.metadata;
     const fin = m['finalizers'];
-    if (m['deletionTimestamp'] && (!Array.isArray(fin) || fin.length === 0) && !m['deletionGracePeriodSeconds'] && !scope.dryRun && !result.created) {
+    const held = store.strategy.holdsDeletion?.(result.object) === true;
+    if (m['deletionTimestamp'] && (!Array.isArray(fin) || fin.length === 0) && !m['deletionGracePeriodSeconds'] && !held && !scope.dryRun && !result.created) {
       try {
         const gone = await store.storage.delete(key, { preconditions: { uid: m.uid ?? '' }, companions: [store.history.deletion(store.historyKey(namespace, name))] });
         return { object: store.present(gone), created: false, warnings };
@@ -169,12 +169,13 @@ export async function update(store: GenericStore, req: ApiRequest, res: ApiRespo
   const subresource = req.info.subresource;
   const scope: WriteScope = { req, subresource, dryRun, records: [] };
   const manager = store.managerName(req);
-  const text = (await req.body()).toString('utf8');
+  const raw = await req.body();
+  const text = raw.toString('utf8');
   let build: Build;
   let allowCreate = false;
   let apply: { force: boolean } | undefined;
   if (req.info.verb === 'update') {
-    const value = parseText(text, req.contentType, store.gvk);
+    const value = parseBody(raw, req.contentType, store.gvk);
     allowCreate = store.strategy.allowCreateOnUpdate && subresource === '';
     build = (current) => {
       const d = decodeAs(store.ctx.schemas, store.gvk, deepCopy(value), validation);

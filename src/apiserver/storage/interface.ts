@@ -40,6 +40,11 @@ export interface Preconditions {
 export interface Guard {
   readonly key: string;
   readonly modRevision: number;
+  /**
+   * When the key moved on, the guard checked again against what it holds now (throwing if the write must
+   * not land): a Lease renewed between the check and the Txn still names the same holder and transition.
+   */
+  readonly refresh?: () => Promise<Guard>;
 }
 
 /** A key written in the same Txn as the object (its bounded history record, for `setpoint why`). */

@@ -5,6 +5,7 @@ import type { InternalRequest } from './requests.js';
 import type { MemberInfo } from './store-api.js';
 import type { MemberCore } from './member-core.js';
 import type { Proposals } from './proposals.js';
+import type { KvStore } from '../../kv/kv-store.js';
 import { decodeConfChange } from '../../raft/types.js';
 import { EtcdError, etcdError } from '../../kv/errors.js';
 import { decodeConfChangeContext, decodeRequest } from './requests.js';
@@ -26,9 +27,15 @@ export interface ApplierHooks {
   leaseRevoked(lease: string): void;
 }
 
+/** What applying needs of the key-value store: a member's KvStore, or the simulation's in-memory one. */
+export type ApplyStore = Pick<
+  KvStore,
+  'consistentIndex' | 'currentRev' | 'markApplied' | 'canPutNow' | 'putNow' | 'canTxnNow' | 'txnNow' | 'put' | 'deleteRange' | 'txn' | 'compact' | 'leaseGrant' | 'leaseRevoke' | 'alarms' | 'setAlarms'
+>;
+
 export class Applier {
   constructor(
-    private readonly c: MemberCore,
+    private readonly c: MemberCore<ApplyStore>,
     private readonly proposals: Proposals,
     private readonly hooks: ApplierHooks,
   ) {}

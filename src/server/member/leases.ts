@@ -3,6 +3,7 @@
 // since work that must be replicated goes through Raft even when only the leader decides it.
 import { randomBytes } from 'node:crypto';
 import type { MemberCore } from './member-core.js';
+import type { KvStore } from '../../kv/kv-store.js';
 import type { Proposals } from './proposals.js';
 import { NONE } from '../../raft/types.js';
 import { etcdError } from '../../kv/errors.js';
@@ -12,12 +13,15 @@ export type TimeToLive = { id: string; ttl: number; grantedTtl: number; keys: Ui
 /** How many expired leases one sweep proposes to revoke at most. */
 const EXPIRE_BATCH = 500;
 
+/** What leases need of the key-value store: a member's KvStore, or the simulation's in-memory one. */
+export type LeaseStore = Pick<KvStore, 'leaseRenew' | 'leaseTimeToLive' | 'leaseList' | 'expiredLeases' | 'leasePromote' | 'leaseDemote'>;
+
 export class Leases {
   /** Leases whose revocation this leader proposed and that have not applied yet. */
   private readonly revoking = new Set<string>();
 
   constructor(
-    private readonly c: MemberCore,
+    private readonly c: MemberCore<LeaseStore>,
     private readonly proposals: Proposals,
     /** Linearizes a read (ReadIndex), as a Range does. */
     private readonly linearize: () => Promise<void>,

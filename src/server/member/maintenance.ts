@@ -10,7 +10,7 @@ import { NONE } from '../../raft/types.js';
 export const SERVER_VERSION = '3.4.23';
 
 /** Only alarms proposed through alarm() are ever stored. */
-export function alarmList(kv: KvStore): AlarmMember[] {
+export function alarmList(kv: Pick<KvStore, 'alarms'>): AlarmMember[] {
   return kv.alarms.map((a) => ({ memberId: a.memberId, alarm: a.alarm as AlarmType }));
 }
 

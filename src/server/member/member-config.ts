@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { NodeId } from '../../raft/types.js';
 import type { InboundHandlers, OutboundHooks, PeerTransport } from './transport-api.js';
 import type { MemberMetrics } from './member-metrics.js';
+import type { MemberClock } from './member-clock.js';
 
 export interface MemberConfig {
   readonly name: string;
@@ -29,6 +30,8 @@ export interface MemberConfig {
   readonly unsafeLocalReads?: boolean;
   /** TEST ONLY: as leader, wait this long before applying committed entries (the Ready loop waits too). */
   readonly leaderApplyDelayMs?: number;
+  /** The clock and timers the proposals and reads use (default: Node's); the simulation gives its own. */
+  readonly clock?: MemberClock;
   /** Builds the peer transport once the member knows its id and cluster id. */
   readonly transport: (ids: { memberId: NodeId; clusterId: NodeId }, handlers: InboundHandlers, hooks: OutboundHooks) => Promise<PeerTransport>;
   /** For a member joining an existing cluster: asks the peers listed in --initial-cluster who is who. */

@@ -119,6 +119,7 @@ export class Member implements StoreApi {
       // answer lost on a reconnecting peer stream must not hold reads for a long election timeout.
       retryMs: Math.min(500, this.cfg.electionMs),
       timeoutMs: c.requestTimeoutMs,
+      clock: c.clock,
     });
     this.loop = this.readyLoop();
     c.kick = () => this.loop.kick();

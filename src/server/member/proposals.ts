@@ -3,6 +3,7 @@
 // committed so far is applied" that lease answers need.
 import type { InternalRequest } from './requests.js';
 import type { MemberCore } from './member-core.js';
+import type { TimerHandle } from './member-clock.js';
 import { RaftError } from '../../raft/errors.js';
 import { NONE } from '../../raft/types.js';
 import { etcdError } from '../../kv/errors.js';
@@ -11,7 +12,7 @@ import { encodeRequest } from './requests.js';
 interface Waiter {
   resolve(v: unknown): void;
   reject(e: unknown): void;
-  /** performance.now() after which the request fails with a timeout. */
+  /** The member clock's now() after which the request fails with a timeout. */
   readonly deadline: number;
   /** What was proposed ('put', 'txn', 'confChange', ...), for the slow-request warning. */
   readonly kind: string;
@@ -35,7 +36,7 @@ export class Proposals {
   /** Proposals waiting to be applied, oldest first (all have the same timeout, so deadlines ascend). */
   private readonly waiters = new Map<string, Waiter>();
   /** One timer for all waiters, set for the oldest one's deadline (see sweepWaiters). */
-  private waiterTimer: NodeJS.Timeout | undefined;
+  private waiterTimer: TimerHandle | undefined;
   /** Callers of waitAppliedCommitted(), oldest first. */
   private appliedWaiters: AppliedWaiter[] = [];
   /** Proposals gathered in this turn of the event loop, proposed together (one append, one message). */
@@ -43,7 +44,7 @@ export class Proposals {
   private batchScheduled = false;
   private slow = { count: 0, maxMs: 0, kind: '', loggedAt: -Infinity };
 
-  constructor(private readonly c: MemberCore) {}
+  constructor(private readonly c: MemberCore<unknown>) {}
 
   checkAcceptingWrites(): void {
     if (this.c.stopped) throw etcdError('STOPPED');
@@ -64,9 +65,9 @@ export class Proposals {
    */
   waitFor<T>(id: string, kind: string, propose: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiters.set(id, { resolve: resolve as (v: unknown) => void, reject, deadline: performance.now() + this.c.requestTimeoutMs, kind });
+      this.waiters.set(id, { resolve: resolve as (v: unknown) => void, reject, deadline: this.c.clock.now() + this.c.requestTimeoutMs, kind });
       this.c.cfg.metrics?.proposalsPending.inc();
-      this.waiterTimer ??= setTimeout(() => this.sweepWaiters(), this.c.requestTimeoutMs);
+      this.waiterTimer ??= this.c.clock.setTimeout(() => this.sweepWaiters(), this.c.requestTimeoutMs);
       try {
         propose();
       } catch (e) {
@@ -79,7 +80,7 @@ export class Proposals {
   settle(id: string, err: unknown, result: unknown): void {
     const w = this.take(id);
     if (!w) return;
-    const took = performance.now() - (w.deadline - this.c.requestTimeoutMs);
+    const took = this.c.clock.now() - (w.deadline - this.c.requestTimeoutMs);
     if (took > SLOW_REQUEST_MS) this.noteSlow(took, w.kind);
     if (err) {
       this.c.cfg.metrics?.proposalsFailed.inc();
@@ -91,7 +92,7 @@ export class Proposals {
   close(err: unknown): void {
     for (const w of this.appliedWaiters.splice(0)) w.reject(err);
     for (const id of [...this.waiters.keys()]) this.fail(id, err);
-    clearTimeout(this.waiterTimer);
+    this.c.clock.clearTimeout(this.waiterTimer);
   }
 
   /**
@@ -106,7 +107,7 @@ export class Proposals {
       s.maxMs = took;
       s.kind = kind;
     }
-    const now = performance.now();
+    const now = this.c.clock.now();
     if (now - s.loggedAt < SLOW_LOG_EVERY_MS) return;
     this.c.log.warn(
       { took: `${Math.round(s.maxMs)}ms`, expectedDuration: `${SLOW_REQUEST_MS}ms`, request: s.kind, slowRequests: s.count, role: this.c.softState.raftState },
@@ -132,10 +133,10 @@ export class Proposals {
   /** Fails the waiters whose deadline has passed (the oldest first) and sets the timer for the next one. */
   private sweepWaiters(): void {
     this.waiterTimer = undefined;
-    const now = performance.now();
+    const now = this.c.clock.now();
     for (const [id, w] of this.waiters) {
       if (w.deadline > now) {
-        this.waiterTimer = setTimeout(() => this.sweepWaiters(), w.deadline - now);
+        this.waiterTimer = this.c.clock.setTimeout(() => this.sweepWaiters(), w.deadline - now);
         return;
       }
       this.fail(id, etcdError(this.c.softState.lead === NONE ? 'TIMEOUT_DUE_TO_LEADER_FAIL' : 'TIMEOUT'));
@@ -148,12 +149,12 @@ export class Proposals {
     this.batch.push(data);
     if (this.batchScheduled) return;
     this.batchScheduled = true;
-    setImmediate(() => this.flush());
+    this.c.clock.setImmediate(() => this.flush());
   }
 
   /** Proposals held while there was no leader go now rather than at their next retry. */
   onLeaderFound(): void {
-    if (this.batch.length > 0) setImmediate(() => this.flush());
+    if (this.batch.length > 0) this.c.clock.setImmediate(() => this.flush());
   }
 
   /** A follower's proposals and read requests go to the leader at once, not with the next Ready (RawNode.takeForwards). */
@@ -188,7 +189,7 @@ export class Proposals {
 
   private retryFlush(): void {
     this.batchScheduled = true;
-    setTimeout(() => this.flush(), this.c.cfg.heartbeatMs);
+    this.c.clock.setTimeout(() => this.flush(), this.c.cfg.heartbeatMs);
   }
 
   // ---- waiting for the applied index ----
@@ -207,15 +208,15 @@ export class Proposals {
       const w: AppliedWaiter = {
         index,
         resolve: () => {
-          clearTimeout(timer);
+          this.c.clock.clearTimeout(timer);
           resolve();
         },
         reject: (e) => {
-          clearTimeout(timer);
+          this.c.clock.clearTimeout(timer);
           reject(e);
         },
       };
-      const timer = setTimeout(() => {
+      const timer = this.c.clock.setTimeout(() => {
         this.appliedWaiters = this.appliedWaiters.filter((x) => x !== w);
         reject(etcdError('TIMEOUT'));
       }, this.c.requestTimeoutMs);

@@ -2,7 +2,10 @@
 // its state is at least as new as any write acknowledged before the read began. Reads arriving together
 // share one ReadIndex round; reads arriving during a round wait for the next one, which starts after it.
 import type { ReadState } from '../../raft/types.js';
+import type { MemberClock, TimerHandle } from './member-clock.js';
+import type { PlantedLoopBug } from './planted-bugs.js';
 import { etcdError } from '../../kv/errors.js';
+import { realClock } from './member-clock.js';
 
 interface Waiting {
   resolve(): void;
@@ -24,6 +27,10 @@ export interface ReadBarrierDeps {
   readonly retryMs: number;
   /** A read waiting longer than this fails with "request timed out". */
   readonly timeoutMs: number;
+  /** Deadlines and retries (default: Node's timers; the simulation's virtual clock under src/sim/). */
+  readonly clock?: MemberClock;
+  /** TEST ONLY (planted-bugs.ts): 'read-before-applied' releases a round as soon as its ReadState arrives. */
+  readonly plantedBug?: PlantedLoopBug;
 }
 
 interface Round {
@@ -31,7 +38,7 @@ interface Round {
   waiting: Waiting[];
   /** Known once the ReadState arrives: the read is safe when applied reaches it. */
   index: number | undefined;
-  retry: NodeJS.Timeout;
+  retry: TimerHandle;
 }
 
 export class ReadBarrier {
@@ -39,13 +46,16 @@ export class ReadBarrier {
   private round: Round | undefined;
   private seq = 0;
   private closed: unknown;
+  private readonly clock: MemberClock;
 
-  constructor(private readonly deps: ReadBarrierDeps) {}
+  constructor(private readonly deps: ReadBarrierDeps) {
+    this.clock = deps.clock ?? realClock;
+  }
 
   wait(): Promise<void> {
     if (this.closed) return Promise.reject(this.closed);
     return new Promise<void>((resolve, reject) => {
-      this.queued.push({ resolve, reject, deadline: Date.now() + this.deps.timeoutMs });
+      this.queued.push({ resolve, reject, deadline: this.clock.now() + this.deps.timeoutMs });
       if (!this.round) queueMicrotask(() => this.startRound());
     });
   }
@@ -56,14 +66,14 @@ export class ReadBarrier {
     this.queued = [];
     if (waiting.length === 0) return;
     const ctx = `${this.deps.ctxPrefix}:${++this.seq}`;
-    const retry = setTimeout(() => this.retryRound(), this.deps.retryMs);
+    const retry = this.clock.setTimeout(() => this.retryRound(), this.deps.retryMs);
     this.round = { ctx, waiting, index: undefined, retry };
     this.deps.readIndex(Buffer.from(ctx));
   }
 
   /** Fails the reads past their deadline, returns the rest. */
   private expire(ws: Waiting[]): Waiting[] {
-    const now = Date.now();
+    const now = this.clock.now();
     const live: Waiting[] = [];
     for (const w of ws) {
       if (w.deadline <= now) w.reject(etcdError('TIMEOUT'));
@@ -81,21 +91,21 @@ export class ReadBarrier {
   private retryRound(): void {
     const r = this.round;
     if (!r || r.index !== undefined) return;
-    clearTimeout(r.retry);
+    this.clock.clearTimeout(r.retry);
     r.waiting = this.expire(r.waiting);
     if (r.waiting.length === 0) {
       this.round = undefined;
       this.startRound();
       return;
     }
-    r.retry = setTimeout(() => this.retryRound(), this.deps.retryMs);
+    r.retry = this.clock.setTimeout(() => this.retryRound(), this.deps.retryMs);
     this.deps.readIndex(Buffer.from(r.ctx));
   }
 
   onReadState(rs: ReadState): void {
     const r = this.round;
     if (!r || Buffer.from(rs.requestCtx).toString() !== r.ctx) return;
-    clearTimeout(r.retry);
+    this.clock.clearTimeout(r.retry);
     r.index = rs.index;
     this.onApplied();
   }
@@ -103,7 +113,8 @@ export class ReadBarrier {
   /** Called after entries are applied: releases the round once applied reaches its read index. */
   onApplied(): void {
     const r = this.round;
-    if (!r || r.index === undefined || this.deps.applied() < r.index) return;
+    if (!r || r.index === undefined) return;
+    if (this.deps.applied() < r.index && this.deps.plantedBug !== 'read-before-applied') return;
     this.round = undefined;
     for (const w of r.waiting) w.resolve();
     this.startRound();
@@ -117,7 +128,7 @@ export class ReadBarrier {
   close(err: unknown): void {
     this.closed = err;
     if (this.round) {
-      clearTimeout(this.round.retry);
+      this.clock.clearTimeout(this.round.retry);
       for (const w of this.round.waiting) w.reject(err);
       this.round = undefined;
     }

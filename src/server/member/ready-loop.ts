@@ -3,6 +3,7 @@
 // advances. Storage, transport, applying and the turn of the event loop are injected, so the same loop
 // runs in a member process and under the deterministic simulation (src/sim/).
 import type { Entry, Message, NodeId, Ready, Snapshot, SoftState } from '../../raft/types.js';
+import type { PlantedLoopBug } from './planted-bugs.js';
 import { NONE } from '../../raft/types.js';
 
 /** The part of RawNode the loop drives. */
@@ -10,6 +11,8 @@ export interface ReadyCore {
   hasReady(): boolean;
   ready(): Ready;
   advance(): void;
+  /** Heartbeats and their responses at the saved term, taken out of the pending messages (RawNode's). */
+  takeHeartbeats?(savedTerm: number): Message[];
 }
 
 export interface ReadyLoopHooks {
@@ -33,10 +36,14 @@ export interface ReadyLoopHooks {
   beforeLeaderApply?(): Promise<void>;
   stopped(): boolean;
   fatal(e: unknown): void;
+  /** TEST ONLY (planted-bugs.ts): 'ack-before-durable' sends append responses before the write. */
+  readonly plantedBug?: PlantedLoopBug;
 }
 
 export class ReadyLoop {
   private processing = false;
+  /** True while a snapshot is installed or committed entries are applied (which big ones do over many turns). */
+  private applying = false;
   private again = false;
   private savedTerm = 0;
   private savedVote: NodeId = NONE;
@@ -52,6 +59,10 @@ export class ReadyLoop {
     if (this.hooks.stopped()) return;
     if (this.processing) {
       this.again = true;
+      // An apply in slices lets ticks and peer messages in between: the heartbeats they make (a leader's)
+      // and answer (a follower's) go now, not after the apply, or followers would campaign and the
+      // leader's check-quorum would count its own stall against them.
+      if (this.applying) this.sendHeartbeats();
       return;
     }
     this.processing = true;
@@ -82,7 +93,9 @@ export class ReadyLoop {
     // A leader may send appends and heartbeats while its own write is in flight (thesis §10.2.1); votes
     // and anything else wait until the term and vote they rely on are on disk.
     const termOrVoteChanged = rd.hardState !== undefined && (rd.hardState.term !== this.savedTerm || rd.hardState.vote !== this.savedVote);
-    const early = h.isLeader() && !termOrVoteChanged ? rd.messages.filter((m) => m.type === 'app' || m.type === 'heartbeat' || m.type === 'readIndexResp') : [];
+    const leading = h.isLeader() && !termOrVoteChanged;
+    const ackEarly = h.plantedBug === 'ack-before-durable' && !termOrVoteChanged;
+    const early = leading || ackEarly ? rd.messages.filter((m) => (leading && (m.type === 'app' || m.type === 'heartbeat' || m.type === 'readIndexResp')) || (ackEarly && m.type === 'appResp')) : [];
     if (early.length > 0) {
       h.send(early);
       // Let the appends reach the wire before our own write starts: HTTP/2 writes go out in Node's
@@ -98,7 +111,15 @@ export class ReadyLoop {
     }
     const rest = early.length > 0 ? rd.messages.filter((m) => !early.includes(m)) : rd.messages;
     if (rest.length > 0) h.send(rest);
-    if (rd.snapshot) await h.installSnapshot(rd.snapshot);
+    if (rd.snapshot) {
+      // Installing half a million keys takes seconds (in slices): heartbeats go on meanwhile, as in apply.
+      this.applying = true;
+      try {
+        await h.installSnapshot(rd.snapshot);
+      } finally {
+        this.applying = false;
+      }
+    }
     // Messages leave through HTTP/2 writes that Node makes on a later turn of the event loop. Let them go
     // before applying: an apply can hold the loop for seconds (a delete of 150,000 keys), and the followers
     // must learn the new commit index — and get their heartbeats — now, not after it.
@@ -111,9 +132,19 @@ export class ReadyLoop {
   }
 
   private async applyCommitted(rd: Ready): Promise<void> {
-    for (const e of rd.committedEntries) {
-      const waiting = this.hooks.apply(e);
-      if (waiting) await waiting;
+    this.applying = true;
+    try {
+      for (const e of rd.committedEntries) {
+        const waiting = this.hooks.apply(e);
+        if (waiting) await waiting;
+      }
+    } finally {
+      this.applying = false;
     }
+  }
+
+  private sendHeartbeats(): void {
+    const beats = this.core.takeHeartbeats?.(this.savedTerm);
+    if (beats && beats.length > 0) this.hooks.send(beats);
   }
 }

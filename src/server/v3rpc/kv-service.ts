@@ -5,6 +5,7 @@ import type { EdgeContext } from './edge.js';
 import { ETCD_PACKAGE, unary } from './edge.js';
 import type { WireDeleteRangeRequest, WirePutRequest, WireRangeRequest, WireTxnRequest } from './etcd-wire.js';
 import { encodeHeaderField } from './watch-encode.js';
+import { SLICED_KVS, encodeDeleteRangeResponse, encodeRangeResponse } from './kvs-response.js';
 import { isTxnReadOnly, num, parseDeleteRange, parsePut, parseRange, parseTxn, wireHeader, wireKv, wireResponseOp } from './etcd-wire.js';
 
 const SERVICE = `${ETCD_PACKAGE}.KV`;
@@ -19,6 +20,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       'Range',
       async (req) => {
         const r = await store.range(parseRange(req));
+        if (r.kvs.length >= SLICED_KVS) return encodeRangeResponse(store.header(r.header.revision), r.kvs, r.more, r.count);
         return { header: header(r.header.revision), kvs: r.kvs.map(wireKv), more: r.more, count: r.count };
       },
       { learnerOk: (req) => req.serializable },
@@ -41,6 +43,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       'DeleteRange',
       async (req, tooLarge) => {
         const r = await store.deleteRange(parseDeleteRange(req), { tooLarge });
+        if (r.prevKvs.length >= SLICED_KVS) return encodeDeleteRangeResponse(store.header(r.header.revision), r.deleted, r.prevKvs);
         return { header: header(r.header.revision), deleted: r.deleted, prevKvs: r.prevKvs.map(wireKv) };
       },
       { proposal: () => true, storeChecks: true },

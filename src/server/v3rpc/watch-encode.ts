@@ -10,6 +10,8 @@ import { Writer, bytesFieldLen, int64, intFieldLen, kvLength, putVarint, tagLen,
 import type { WatchResponse } from '../../watch/types.js';
 import type { Header } from '../member/store-api.js';
 import type { EncodedMessage } from '../grpc/bidi.js';
+import { SLICE_ITEMS, runSliced } from '../../kv/sliced.js';
+import type { Sliced } from '../../kv/sliced.js';
 
 /** WatchResponse field 11 (events): tag, length and the Event, ready to be copied into any response. */
 function encodeEventField(ev: KvEvent): Buffer {
@@ -112,6 +114,34 @@ export class WatchResponseEncoder {
     }
     m.length = size;
     return m;
+  }
+
+  /**
+   * encodeEvents() for a revision with many events (a delete of half a million keys is one revision):
+   * the same bytes, each event encoded and copied a slice at a time.
+   */
+  encodeEventsSliced(h: Header, watchId: number, events: readonly KvEvent[]): Promise<Buffer> {
+    return runSliced(this.eventsSliced(h, watchId, events));
+  }
+
+  private *eventsSliced(h: Header, watchId: number, events: readonly KvEvent[]): Sliced<Buffer> {
+    const header = this.headerField(h);
+    const fields: Buffer[] = new Array<Buffer>(events.length);
+    let size = header.length + intFieldLen(2, int64(watchId));
+    for (let i = 0; i < events.length; i++) {
+      const b = this.eventField(events[i] as KvEvent);
+      fields[i] = b;
+      size += b.length;
+      if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+    }
+    const w = new Writer(size);
+    w.raw(header);
+    writeInt(w, 2, int64(watchId));
+    for (let i = 0; i < fields.length; i++) {
+      w.raw(fields[i] as Buffer);
+      if (i % (SLICE_ITEMS * 16) === SLICE_ITEMS * 16 - 1) yield;
+    }
+    return w.buf;
   }
 
   /** Fields in number order; `flags` absent means created, canceled, fragment, compact revision and reason are all unset. */

@@ -15,6 +15,9 @@ import { WatchResponseEncoder } from './watch-encode.js';
 
 const SERVICE = `${ETCD_PACKAGE}.Watch`;
 
+/** From this many events on, one watcher's response is encoded in slices (WatchResponseEncoder.encodeEventsSliced). */
+const SLICED_EVENTS = 2048;
+
 interface WireWatchCreateRequest {
   readonly key: Buffer;
   readonly rangeEnd: Buffer;
@@ -76,9 +79,19 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
       const send: WatchResponseSender = Object.assign((r: WatchResponse): boolean => session.ended || sent(out.write(encoder.encode(store.header(r.header.revision), r))), {
         // The usual response is written straight into the stream's outgoing bytes (a negative id, which only
         // a client's own create can choose, takes the general path).
-        events: (watchId: number, revision: number, events: readonly KvEvent[]): boolean =>
-          session.ended ||
-          sent(watchId >= 0 ? out.writeEncoded(encoder.prepareEvents(store.header(revision), watchId, events)) : out.write(encoder.encodeEvents(store.header(revision), watchId, events))),
+        events: (watchId: number, revision: number, events: readonly KvEvent[]): boolean => {
+          if (session.ended) return true;
+          if (events.length < SLICED_EVENTS) {
+            return sent(watchId >= 0 ? out.writeEncoded(encoder.prepareEvents(store.header(revision), watchId, events)) : out.write(encoder.encodeEvents(store.header(revision), watchId, events)));
+          }
+          // A revision of many events is encoded over several turns; the stream waits for it (false:
+          // stop until resume()), so nothing it sends later can overtake it.
+          void encoder.encodeEventsSliced(store.header(revision), watchId, events).then((buf) => {
+            if (session.ended) return;
+            if (sent(out.write(buf))) resume();
+          });
+          return false;
+        },
       });
       const stream: WatchStream = store.openWatchStream(send);
       resume = () => stream.resume();

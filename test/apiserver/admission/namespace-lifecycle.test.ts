@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ANONYMOUS } from '../../../src/apiserver/authn/user-info.js';
-import type { AdmissionAttributes } from '../../../src/apiserver/admission/interface.js';
+import { attrs } from './attrs.js';
 import { namespaceLifecycle, type NamespaceLookup } from '../../../src/apiserver/admission/namespace-lifecycle.js';
 import { StatusError } from '../../../src/apiserver/status.js';
 import type { StoredObject } from '../../../src/apiserver/storage/interface.js';
 
-function attrs(over: Partial<AdmissionAttributes>): AdmissionAttributes {
-  return {
-    operation: 'CREATE',
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    subresource: '',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    namespace: 'ns',
-    name: 'x',
-    dryRun: false,
-    user: ANONYMOUS,
-    signal: new AbortController().signal,
-    ...over,
-  };
-}
 
 function lookup(nss: Record<string, StoredObject>): NamespaceLookup {
   return { getNamespace: (n) => Promise.resolve(nss[n]) };

@@ -1,6 +1,5 @@
 // The registry's verbs over HTTP, on a real etcd 3.4 and on a Setpoint store: the same suite, the same
 // answers. Each test uses a namespace of its own, so the tests share one server and stay independent.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../etcd-client/helpers/store-cluster.js';
 import { json } from '../helpers/clients.js';
@@ -37,12 +36,7 @@ describe.each(STORE_KINDS)('registry API on %s', (kind) => {
     await s?.stop();
   });
 
-  async function namespace(): Promise<string> {
-    const name = `t-${randomUUID().slice(0, 8)}`;
-    const r = await s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    expect(r.status, r.body).toBe(201);
-    return name;
-  }
+  const namespace = (): Promise<string> => s.namespace();
 
   it('makes the system namespaces', async () => {
     const r = await s.call('GET', '/api/v1/namespaces');

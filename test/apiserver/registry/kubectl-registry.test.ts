@@ -4,7 +4,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
 import { waitFor } from '../../../src/harness/wait.js';
 import { runKubectl, spawnKubectl, type KubectlResult } from '../helpers/kubectl-runner.js';
 import { startRegistryServer, type RegistryServer } from './registry-server.js';
@@ -40,8 +39,7 @@ describe('kubectl on the registry', () => {
 
   beforeAll(async () => {
     s = await startRegistryServer('etcd');
-    config = join(s.ts.dir, 'admin.kubeconfig');
-    writeFileSync(config, renderKubeconfig({ server: s.ts.url, caPem: s.ts.ca.certPem, userName: 'admin', clientCertPem: s.ts.admin.certPem, clientKeyPem: s.ts.admin.keyPem }), { mode: 0o600 });
+    config = s.kubeconfig();
     writeFileSync(join(s.ts.dir, 'deploy.yaml'), MANIFEST);
   });
   afterAll(async () => {
@@ -91,7 +89,7 @@ describe('kubectl on the registry', () => {
   });
 
   it('patches with three types, labels, annotates, scales', async () => {
-    // kubectl's create generators send protobuf, which the registry does not decode (415): use manifests.
+    // Manifests rather than kubectl create configmap (protobuf bodies: test/apiserver/registry/kubectl-protobuf.test.ts).
     await ok('apply', '-f', cm('cfg'));
     expect(await ok('patch', 'configmap', 'cfg', '--type=merge', '-p', '{"data":{"b":"2"}}')).toBe('configmap/cfg patched\n');
     expect(await ok('patch', 'configmap', 'cfg', '--type=json', '-p', '[{"op":"remove","path":"/data/a"}]')).toBe('configmap/cfg patched\n');

@@ -8,31 +8,16 @@ import type { Etcd3 } from 'etcd3';
 import { expect } from 'vitest';
 import { startCluster, type E2eCluster } from '../../e2e/helpers/cluster.js';
 import { RawH2 } from './raw-h2.js';
+import { scrapeLoop } from '../../../src/harness/loop-metrics.js';
+import type { LoopFigures } from '../../../src/harness/loop-metrics.js';
 
 /** The bound on how long the member's own running may hold its loop while it is attacked. */
 export const LOOP_BOUND_S = 0.05;
-
-export interface LoopFigures {
-  /** The longest the member's own running held its loop, and the longest wall-clock delay (s). */
-  readonly held: number;
-  readonly wall: number;
-}
 
 export interface AttackReport extends LoopFigures {
   readonly name: string;
   readonly ms: number;
   readonly bystanderCalls: number;
-}
-
-/** A member's loop figures since its previous scrape (the scrape starts a new window). */
-export async function scrapeLoop(url: string): Promise<LoopFigures> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const read = (name: string): number => {
-    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-    if (!m) throw new Error(`${name} is not on ${url}/metrics`);
-    return Number(m[1]);
-  };
-  return { held: read('setpoint_event_loop_held_max_seconds'), wall: read('setpoint_event_loop_delay_max_seconds') };
 }
 
 /** Puts and gets in turn through one member until stopped; any failure is kept. */

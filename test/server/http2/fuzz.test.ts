@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { startCluster } from '../../e2e/helpers/cluster.js';
-import { LOOP_BOUND_S, scrapeLoop } from './attack-rig.js';
+import { LOOP_BOUND_S } from './attack-rig.js';
+import { scrapeLoop } from '../../../src/harness/loop-metrics.js';
 import { waitFor } from '../../../src/harness/wait.js';
 import {
   F,

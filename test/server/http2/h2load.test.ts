@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startCluster } from '../../e2e/helpers/cluster.js';
-import { scrapeLoop } from './attack-rig.js';
+import { scrapeLoop } from '../../../src/harness/loop-metrics.js';
 import { PUT, RANGE, grpcMessage, putRequest, rangeRequest } from './raw-h2.js';
 
 const run = promisify(execFile);

@@ -105,6 +105,19 @@ describe('WatchResponseEncoder', () => {
     );
   });
 
+  it('encodes a revision of many events in slices with the same bytes as encodeEvents', async () => {
+    const enc = new WatchResponseEncoder();
+    const h: Header = { clusterId: '1', memberId: '2', revision: 9, raftTerm: 3 };
+    const events: KvEvent[] = Array.from({ length: 20_000 }, (_, i) => ({ type: 'DELETE', kv: { key: Buffer.from(`k${i}`), createRevision: 0, modRevision: 9, version: 0, value: Buffer.alloc(0), lease: '0' } }));
+    expect((await enc.encodeEventsSliced(h, 4, events)).equals(enc.encodeEvents(h, 4, events))).toBe(true);
+    await fc.assert(
+      fc.asyncProperty(header, fc.integer({ min: 0, max: 2 ** 40 }), fc.array(event, { maxLength: 4 }), async (hh, id, evs) => {
+        expect((await enc.encodeEventsSliced(hh, id, evs)).equals(enc.encodeEvents(hh, id, evs))).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('reuses one event encoding across watchers and keeps headers apart by revision and term', () => {
     const enc = new WatchResponseEncoder();
     const ev: KvEvent = { type: 'PUT', kv: { key: Buffer.from('a'), createRevision: 5, modRevision: 7, version: 2, value: Buffer.from('v'), lease: '0' } };

@@ -4,7 +4,7 @@ import { fieldError, type FieldError } from '../../../api/field-errors.js';
 import type { StoredObject } from '../../storage/interface.js';
 import { FieldPath } from '../../../api/field-path.js';
 import { ageColumn, withName } from '../table.js';
-import { arr, child, descriptor, setDefault, str, strategy, type Obj } from './common.js';
+import { arr, child, descriptor, rec, setDefault, str, strategy, type Obj } from './common.js';
 
 export const priorityClassStrategy = strategy({
   descriptor: descriptor({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', namespaced: false, shortNames: ['pc'] }),
@@ -66,7 +66,15 @@ function validateWebhooks(o: StoredObject): FieldError[] {
         const errs = [];
         if (str(w['name']) === '') errs.push(fieldError.required(p.child('name')));
         if (!Array.isArray(w['admissionReviewVersions']) || w['admissionReviewVersions'].length === 0) errs.push(fieldError.required(p.child('admissionReviewVersions'), 'must specify one of v1, v1beta1'));
-        if (w['sideEffects'] === undefined) errs.push(fieldError.required(p.child('sideEffects'), 'must specify one of None, NoneOnDryRun'));
+        const se = w['sideEffects'];
+        if (se === undefined) errs.push(fieldError.required(p.child('sideEffects'), 'must specify one of None, NoneOnDryRun'));
+        else if (se !== 'None' && se !== 'NoneOnDryRun') errs.push(fieldError.notSupported(p.child('sideEffects'), typeof se === 'string' ? se : String(se), ['None', 'NoneOnDryRun']));
+        const t = w['timeoutSeconds'];
+        if (typeof t === 'number' && (t < 1 || t > 30)) errs.push(fieldError.invalid(p.child('timeoutSeconds'), t, 'the timeout value must be between 1 and 30 seconds'));
+        const cc = rec(w['clientConfig']);
+        const hasUrl = str(cc['url']) !== '';
+        const hasService = typeof cc['service'] === 'object' && cc['service'] !== null;
+        if (hasUrl === hasService) errs.push(fieldError.required(p.child('clientConfig'), 'exactly one of url or service is required'));
         return errs;
       });
 }

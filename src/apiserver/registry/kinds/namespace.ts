@@ -24,8 +24,9 @@ export const namespaceStrategy = strategy({
     const s = child(o, 'spec');
     s['finalizers'] = ['kubernetes'];
   },
-  prepareForUpdate(o, old) {
+  prepareForUpdate(o, old, subresource) {
     // spec.finalizers move only through /finalize.
+    if (subresource === 'finalize') return;
     const s = child(o, 'spec');
     const was = spec(old)['finalizers'];
     if (was === undefined) delete s['finalizers'];
@@ -37,6 +38,11 @@ export const namespaceStrategy = strategy({
   },
   selectableFields(o) {
     return { 'status.phase': str(status(o)['phase']) };
+  },
+  // A Terminating namespace stays until /finalize empties spec.finalizers (a status write must not end it).
+  holdsDeletion(o) {
+    const fin = spec(o)['finalizers'];
+    return Array.isArray(fin) && fin.length > 0;
   },
   gracefulDelete(o) {
     const fin = spec(o)['finalizers'];

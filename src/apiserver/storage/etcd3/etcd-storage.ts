@@ -49,6 +49,9 @@ function stored(key: string, raw: Buffer, rev: number): StoredObject {
   return o;
 }
 
+/** How often one write re-checks a guard whose key moved (each time is a renewal racing the write). */
+const MAX_GUARD_REFRESHES = 10;
+
 export class EtcdStorage implements Storage {
   readonly client: EtcdClient;
   private readonly log: Logger;
@@ -207,23 +210,31 @@ export class EtcdStorage implements Storage {
    * replaced once.
    */
   private async commit(key: string, expectRev: number, ttlSeconds: number | undefined, op: (lease: string | undefined) => Op, w: WriteOptions): Promise<{ ok: true; revision: number } | { ok: false; current: State }> {
-    const guards = w.guards ?? [];
-    const compare = [
-      { key, target: 'MOD' as const, result: 'EQUAL' as const, revision: expectRev },
-      ...guards.map((g) => ({ key: g.key, target: 'MOD' as const, result: 'EQUAL' as const, revision: g.modRevision })),
-    ];
+    const guards = [...(w.guards ?? [])];
     const companions: Op[] = (w.companions ?? []).map((c) => (c.value === null ? { deleteRange: { key: c.key } } : { put: { key: c.key, value: c.value } }));
     const failure: Op[] = [{ range: { key } }, ...guards.map((g) => ({ range: { key: g.key, keysOnly: true } }))];
+    let refreshes = 0;
     for (let attempt = 0; ; attempt++) {
+      const compare = [
+        { key, target: 'MOD' as const, result: 'EQUAL' as const, revision: expectRev },
+        ...guards.map((g) => ({ key: g.key, target: 'MOD' as const, result: 'EQUAL' as const, revision: g.modRevision })),
+      ];
       const lease = ttlSeconds ? await this.leases.lease(ttlSeconds) : undefined;
       try {
         const res = await this.client.txn({ compare, success: [op(lease), ...companions], failure });
         if (res.succeeded) return { ok: true, revision: res.revision };
-        guards.forEach((g, i) => {
+        let refreshed = false;
+        for (const [i, g] of guards.entries()) {
           const r = res.results[i + 1];
           const mod = r?.kind === 'range' ? (r.range.kvs[0]?.modRevision ?? 0) : 0;
-          if (mod !== g.modRevision) throw guardFailed(key, g);
-        });
+          if (mod === g.modRevision) continue;
+          // A guard that can be checked again (a renewed Lease) is, a bounded number of times.
+          if (g.refresh === undefined || refreshes >= MAX_GUARD_REFRESHES) throw guardFailed(key, g);
+          guards[i] = await g.refresh();
+          refreshes++;
+          refreshed = true;
+        }
+        if (refreshed) continue;
         return { ok: false, current: stateOf(res.results[0]) };
       } catch (e) {
         if (lease && attempt === 0 && e instanceof EtcdClientError && e.code === 'ETCD_LEASE_NOT_FOUND') {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { EtcdClient } from '../../../../src/etcd-client/etcd-client.js';
 import { NO_CHANGE } from '../../../../src/apiserver/storage/interface.js';
-import type { Storage, StoredObject } from '../../../../src/apiserver/storage/interface.js';
+import type { Guard, Storage, StoredObject } from '../../../../src/apiserver/storage/interface.js';
 import { WatchReader, labelled, pod, storageError, waitFor, withLabels } from './objects.js';
 
 export interface ConformanceTarget {
@@ -116,6 +116,28 @@ export function storageConformance(target: () => ConformanceTarget): void {
     const deleted = await s.delete(key('a'), { companions: [{ key: history, value: null }] });
     expect(deleted.metadata.name).toBe('a');
     expect(await c.get(history)).toBeUndefined();
+  });
+
+  it('checks a refreshable guard again when its key moved: the write lands, or fails with what the check says', async () => {
+    const { s, key, prefix } = await fresh();
+    const c = target().client;
+    const guardKey = `${prefix}lease/holder`;
+    await s.create(key('a'), pod('a'));
+    const first = (await c.put(guardKey, 'me')).revision;
+    let checks = 0;
+    const check = async (): Promise<Guard> => {
+      checks++;
+      const kv = await c.get(guardKey);
+      if (kv?.value.toString() !== 'me') throw new Error('held by another');
+      return { key: guardKey, modRevision: kv.modRevision, refresh: check };
+    };
+    // A renewal (same holder) between the check and the write.
+    await c.put(guardKey, 'me');
+    const up = await s.guaranteedUpdate(key('a'), { guards: [{ key: guardKey, modRevision: first, refresh: check }] }, async (cur) => annotated(cur as StoredObject, 1));
+    expect([counterOf(up.object), checks]).toEqual([1, 1]);
+    await c.put(guardKey, 'someone else');
+    await expect(s.guaranteedUpdate(key('a'), { guards: [{ key: guardKey, modRevision: first, refresh: check }] }, async (cur) => annotated(cur as StoredObject, 2))).rejects.toThrow('held by another');
+    expect(counterOf(await s.get(key('a')))).toBe(1);
   });
 
   it('sixteen writers incrementing one counter: the final value is the number of successful updates', async () => {
