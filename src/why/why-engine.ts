@@ -52,9 +52,10 @@ export class WhyEngine {
   }
 
   private async report(kind: string, o: KubeObject, depth: number): Promise<ObjectReport> {
-    const v = judge(kind, o, this.source.now());
     const ns = o.metadata?.namespace ?? '';
     const name = o.metadata?.name ?? '';
+    const leaseRenewTime = kind === 'Node' ? await this.source.nodeLeaseRenewTime(name) : undefined;
+    const v = judge(kind, o, { now: this.source.now(), ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) });
     const [events, history] = await Promise.all([this.source.events(kind, o), this.source.history(kind, ns, name)]);
     const findings: Finding[] = [...v.findings];
     const stale = findings.findIndex((f) => f.source === 'stale' && f.evidence.time === undefined);
