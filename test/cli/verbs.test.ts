@@ -143,6 +143,30 @@ describe('setpoint client verbs', () => {
     expect(await cli.ok('describe', 'cm', 'one')).toBe(await kubectl('describe', 'cm', 'one'));
   });
 
+  it('describes a pod with container statuses and a replica set with a condition as kubectl does', async () => {
+    const patch = { 'content-type': 'application/merge-patch+json' };
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'desc-pod', labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '1000'], ports: [{ containerPort: 80 }], env: [{ name: 'A', value: '1' }], resources: { requests: { cpu: '100m' }, limits: { cpu: '200m' } } }] } };
+    expect((await s.call('POST', '/api/v1/namespaces/default/pods', pod)).status).toBe(201);
+    const st = {
+      status: {
+        phase: 'Running',
+        podIP: '10.0.0.5',
+        podIPs: [{ ip: '10.0.0.5' }],
+        startTime: '2026-12-02T15:00:00Z',
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-12-02T15:00:00Z' }],
+        containerStatuses: [{ name: 'c', ready: true, restartCount: 2, image: 'busybox', imageID: 'sha:1', containerID: 'proc://1', state: { running: { startedAt: '2026-12-02T15:00:00Z' } }, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: '2026-12-02T14:00:00Z', finishedAt: '2026-12-02T14:59:00Z' } } }],
+      },
+    };
+    expect((await s.call('PATCH', '/api/v1/namespaces/default/pods/desc-pod/status', st, patch)).status).toBe(200);
+    expect(await cli.ok('describe', 'pod', 'desc-pod')).toBe(await kubectl('describe', 'pod', 'desc-pod'));
+    const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'desc-rs' }, spec: { replicas: 2, selector: { matchLabels: { app: 'r' } }, template: { metadata: { labels: { app: 'r' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } };
+    expect((await s.call('POST', '/apis/apps/v1/namespaces/default/replicasets', rs)).status).toBe(201);
+    const rsStatus = { status: { replicas: 1, conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'denied', lastTransitionTime: '2026-12-02T15:00:00Z' }] } };
+    expect((await s.call('PATCH', '/apis/apps/v1/namespaces/default/replicasets/desc-rs/status', rsStatus, patch)).status).toBe(200);
+    expect(await cli.ok('describe', 'rs', 'desc-rs')).toBe(await kubectl('describe', 'rs', 'desc-rs'));
+    await cli.ok('delete', 'pod/desc-pod', 'rs/desc-rs', '--grace-period', '0');
+  });
+
   it('lists events oldest first, narrowed with --for', async () => {
     const uid = (JSON.parse(await cli.ok('get', 'deploy', 'web', '-o', 'json')) as { metadata: { uid: string } }).metadata.uid;
     const ev = (name: string, reason: string, type: string, at: string, count = 1): string =>
