@@ -12,12 +12,12 @@ import { apiPodInputs } from './api-pod-inputs.js';
 import { hostFacts } from './host-facts.js';
 import { LogServer } from './log-server.js';
 import { NodeLease } from './node-lease.js';
-import type { Taint } from './node-object.js';
+import type { NodeSettings } from './node-object.js';
 import { NodeReporter } from './node-reporter.js';
 import { PodRuntime } from './pod-runtime.js';
 import { PodSync } from './pod-sync.js';
 
-export interface AgentOptions {
+export interface AgentOptions extends NodeSettings {
   readonly rest: RestClient;
   readonly nodeName: string;
   readonly rootDir: string;
@@ -28,13 +28,11 @@ export interface AgentOptions {
   /** --port; 0 picks a free one (reported in the Node's daemonEndpoints). */
   readonly port: number;
   readonly statusUpdateEveryMs: number;
-  readonly leaseDurationSeconds: number;
-  readonly maxPods: number;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly taints: readonly Taint[];
   readonly backoff?: BackoffSettings;
   /** The pods' block of 127.1.0.0/16 (--pod-cidr). */
   readonly addressRange?: { readonly offset: number; readonly size: number };
+  /** Also link volumes at their real mountPath where that path is free (--host-mount-paths; see volumes.ts). */
+  readonly hostMountPaths?: boolean;
   readonly serving: { readonly certPem: string; readonly keyPem: string };
   readonly clientCaPem?: string;
   readonly log: Logger;
@@ -61,6 +59,7 @@ export class Agent {
       log: o.log.child({ component: 'runtime' }),
       ...(o.backoff ? { backoff: o.backoff } : {}),
       ...(o.addressRange ? { addressRange: o.addressRange } : {}),
+      hostMountPaths: o.hostMountPaths ?? false,
     });
     this.recorder = new ApiEventRecorder(o.rest, { component: 'kubelet', host: o.nodeName }, { log: o.log });
     this.factory = new SharedInformerFactory(o.rest, { log: o.log });

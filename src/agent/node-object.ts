@@ -9,6 +9,14 @@ export interface Taint {
   effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
+/** What every node an agent registers is given alike (real or simulated). */
+export interface NodeSettings {
+  readonly leaseDurationSeconds: number;
+  readonly maxPods: number;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+}
+
 export interface NodeShape {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;

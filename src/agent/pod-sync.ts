@@ -15,6 +15,7 @@ import { ResourceClient } from '../client/resource-client.js';
 import { PODS } from '../client/resource-types.js';
 import type { RestClient } from '../client/rest-client.js';
 import { WorkQueue } from '../client/work-queue.js';
+import { isGoneOrReplaced, runWorkers } from './queue-workers.js';
 import type { PodRuntime } from './pod-runtime.js';
 import type { Pod } from './pod-types.js';
 
@@ -82,7 +83,7 @@ export class PodSync {
       if (p) this.queue.add(objectKey(p as unknown as KubeObject));
     }
     const n = this.deps.workers ?? 4;
-    for (let i = 0; i < n; i++) this.workers.push(this.work());
+    this.workers = runWorkers(this.queue, n, (k) => this.reconcile(k), this.deps.log);
   }
 
   async stop(): Promise<void> {
@@ -95,21 +96,6 @@ export class PodSync {
     await Promise.allSettled([...this.removing.values()]);
   }
 
-  private async work(): Promise<void> {
-    for (;;) {
-      const next = await this.queue.get();
-      if (next.shutdown) return;
-      try {
-        await this.reconcile(next.item);
-        this.queue.forget(next.item);
-      } catch (e) {
-        this.deps.log.warn({ err: (e as Error).message, pod: next.item }, 'pod sync failed; retrying');
-        this.queue.addRateLimited(next.item);
-      } finally {
-        this.queue.done(next.item);
-      }
-    }
-  }
 
   private runtimeUidsFor(key: string): string[] {
     const rt = this.deps.runtime;
@@ -185,7 +171,7 @@ export class PodSync {
       await this.pods.delete(pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid ?? '' } });
       this.deps.log.info({ pod: `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}` }, 'finished the pod deletion');
     } catch (e) {
-      if (isNotFound(e) || (e as { status?: { code?: number } }).status?.code === 409) return; // gone, or a newer pod of that name
+      if (isGoneOrReplaced(e)) return; // gone, or a newer pod of that name
       throw e;
     }
   }

@@ -2,6 +2,7 @@
 // (?timeout=), authentication (401, or anonymous for the public paths), the max-in-flight limits (429),
 // then either a built-in endpoint or a resource route to its handler — under the deadline (504) or, for
 // a watch, its randomized length. Metrics count every request when it ends.
+import { authorizeNode } from './authz/node-authorizer.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Authenticator } from './authn/authenticator.js';
@@ -214,6 +215,11 @@ export class RequestPipeline {
         return;
       }
       known = true;
+      const denied = authorizeNode(user, info);
+      if (denied !== undefined) {
+        w.status(denied);
+        return;
+      }
       await this.serveResource({ w, ctl, info, method, query, headers, contentType, user, body, deadline, longRunning, registered: route.registered, subresource: route.subresource });
     } finally {
       release?.();

@@ -5,12 +5,14 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import type { Logger } from 'pino';
 import { parseDurationMs } from '../apiserver/duration.js';
 import { prepareCertDir } from '../apiserver/pki/cert-dir.js';
 import { Agent } from '../agent/agent.js';
 import { KUBELET_BACKOFF, type BackoffSettings } from '../agent/backoff.js';
 import { parseNodeLabels, parseTaints } from '../agent/node-object.js';
 import { parsePodCidr } from '../agent/pod-cidr.js';
+import { SimulatedNodes } from '../agent/simulated-nodes.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
 import { makeLogger } from './logger.js';
@@ -36,6 +38,7 @@ interface AgentFlags {
   crashLoopBackOffMax: string;
   crashLoopBackOffReset: string;
   logLevel: string;
+  hostMountPaths?: boolean;
   simulate?: string;
 }
 
@@ -68,6 +71,18 @@ function parsed<T>(fn: () => T): T {
   }
 }
 
+/** Starts what the command runs (exit 1 with one line if it cannot), then stops it on SIGTERM/SIGINT. */
+async function startOrExit(log: Logger, what: { start(): Promise<void>; stop(): Promise<void> }): Promise<void> {
+  try {
+    await what.start();
+  } catch (e) {
+    log.fatal({ err: e }, 'cannot start');
+    console.error(`setpoint agent: ${(e as Error).message}`);
+    process.exit(1);
+  }
+  stopOnSignals(log, () => what.stop());
+}
+
 export function backoffFrom(f: Pick<AgentFlags, 'crashLoopBackOffInitial' | 'crashLoopBackOffMax' | 'crashLoopBackOffReset'>): BackoffSettings {
   return {
     initialMs: durationFlag('crash-loop-back-off-initial', f.crashLoopBackOffInitial),
@@ -80,6 +95,7 @@ async function runAgent(f: AgentFlags): Promise<void> {
   const path = f.kubeconfig;
   if (path === undefined) usageError('--kubeconfig must be specified');
   const kc = parsed(() => loadKubeconfig({ path }));
+  if (f.simulate !== undefined) return runSimulated(f, kc.config);
   const nodeName = (f.nodeName ?? hostname()).toLowerCase();
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(nodeName)) usageError(`invalid --node-name "${nodeName}": must be a DNS subdomain`);
   const port = intFlag('port', f.port, 0, 65535);
@@ -126,19 +142,30 @@ async function runAgent(f: AgentFlags): Promise<void> {
     labels,
     taints,
     backoff,
+    hostMountPaths: f.hostMountPaths === true,
     ...(addressRange ? { addressRange } : {}),
     serving,
     ...(ca !== undefined ? { clientCaPem: ca } : {}),
     log,
   });
-  try {
-    await agent.start();
-  } catch (e) {
-    log.fatal({ err: e }, 'cannot start');
-    console.error(`setpoint agent: ${(e as Error).message}`);
-    process.exit(1);
-  }
-  stopOnSignals(log, () => agent.stop());
+  await startOrExit(log, agent);
+}
+
+async function runSimulated(f: AgentFlags, config: ReturnType<typeof loadKubeconfig>['config']): Promise<void> {
+  const count = intFlag('simulate', f.simulate ?? '', 1, 100_000);
+  const prefix = (f.nodeName ?? 'sim-node').toLowerCase();
+  const log = makeLogger(f.logLevel).child({ component: 'simulated-nodes' });
+  const sim = new SimulatedNodes({
+    rest: new RestClient({ ...config, userAgent: 'setpoint-agent/simulated' }),
+    count,
+    prefix,
+    leaseDurationSeconds: intFlag('node-lease-duration-seconds', f.nodeLeaseDurationSeconds, 1, 3600),
+    maxPods: intFlag('max-pods', f.maxPods, 1, 65534),
+    labels: parsed(() => parseNodeLabels(f.nodeLabels)),
+    taints: parsed(() => parseTaints(f.registerWithTaints)),
+    log,
+  });
+  await startOrExit(log, sim);
 }
 
 export function registerAgentCommand(program: Command): void {
@@ -163,6 +190,8 @@ export function registerAgentCommand(program: Command): void {
     .option('--crash-loop-back-off-initial <duration>', 'CrashLoopBackOff: the first delay', `${KUBELET_BACKOFF.initialMs / 1000}s`)
     .option('--crash-loop-back-off-max <duration>', 'CrashLoopBackOff: the cap', `${KUBELET_BACKOFF.maxMs / 1000}s`)
     .option('--crash-loop-back-off-reset <duration>', 'CrashLoopBackOff: running this long forgets the back-off', `${KUBELET_BACKOFF.resetMs / 1000}s`)
+    .option('--host-mount-paths', "also link each volume at its real mountPath when that path does not exist and its parent is writable (off: volumes are found under the container's root, see docs/agent.md)")
+    .option('--simulate <n>', 'run N simulated nodes (<node-name>-0 … -N-1, default name sim-node) instead: pods bound to them are Running and Ready at once, no processes')
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'));
   cmd.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
   cmd.action((f: AgentFlags) => runAgent(f));

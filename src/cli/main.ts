@@ -1,5 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=64
 // The `setpoint` command's entry point (the subcommands: program.ts).
+import { exitWithParent } from '../controlplane/supervised.js';
 import { buildProgram } from './program.js';
 
+exitWithParent();
 await buildProgram().parseAsync();

@@ -6,6 +6,7 @@ import { registerApiServerCommand } from './apiserver-command.js';
 import { registerControllerManagerCommand } from './controller-manager-command.js';
 import { registerClientVerbs } from './kubectl-verbs/register-verbs.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
+import { registerServerCommand } from './server-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerStoreCommand } from './store-command.js';
 import { registerUpCommand } from './up-command.js';
@@ -13,6 +14,7 @@ import { registerUpCommand } from './up-command.js';
 export function buildProgram(): Command {
   const program = new Command('setpoint').description('Setpoint: a small, highly available control plane on an etcd-compatible Raft store.');
   registerStoreCommand(program);
+  registerServerCommand(program);
   registerUpCommand(program);
   registerApiServerCommand(program);
   registerSchedulerCommand(program);

@@ -14,11 +14,8 @@ function camel(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-export function registerStoreCommand(program: Command): void {
-  const cmd = program
-    .command('store')
-    .description("run one member of the etcd-compatible store (takes etcd's flags)")
-    .addHelpText('after', "\nEvery flag can also be set from the environment as etcd reads it: ETCD_<FLAG> in upper case with '_' for '-'\n(ETCD_INITIAL_CLUSTER=...). A flag on the command line wins over the environment.");
+/** etcd's flags, as `setpoint store` and `setpoint server` take them. */
+export function addStoreFlags(cmd: Command): void {
   for (const flag of Object.keys(STORE_FLAG_DEFAULTS)) {
     // Booleans take an optional value, as etcd's do: --client-cert-auth or --client-cert-auth=true.
     const def = STORE_FLAG_DEFAULTS[flag] ?? '';
@@ -26,12 +23,26 @@ export function registerStoreCommand(program: Command): void {
     const o = BOOLEAN_FLAGS.has(flag) ? new Option(`--${flag} [bool]`, help) : new Option(`--${flag} <value>`, help);
     cmd.addOption(o);
   }
+}
+
+/** The store flags given on the command line, by etcd's names. */
+export function storeFlagsGiven(opts: Readonly<Record<string, string | boolean | undefined>>): Record<string, string> {
+  const raw: Record<string, string> = {};
+  for (const flag of Object.keys(STORE_FLAG_DEFAULTS)) {
+    const v = opts[camel(flag)];
+    if (v !== undefined) raw[flag] = v === true ? 'true' : String(v);
+  }
+  return raw;
+}
+
+export function registerStoreCommand(program: Command): void {
+  const cmd = program
+    .command('store')
+    .description("run one member of the etcd-compatible store (takes etcd's flags)")
+    .addHelpText('after', "\nEvery flag can also be set from the environment as etcd reads it: ETCD_<FLAG> in upper case with '_' for '-'\n(ETCD_INITIAL_CLUSTER=...). A flag on the command line wins over the environment.");
+  addStoreFlags(cmd);
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
-    const raw = flagsFromEnv(process.env);
-    for (const flag of Object.keys(STORE_FLAG_DEFAULTS)) {
-      const v = opts[camel(flag)];
-      if (v !== undefined) raw[flag] = v === true ? 'true' : String(v);
-    }
+    const raw = { ...flagsFromEnv(process.env), ...storeFlagsGiven(opts) };
     let flags;
     try {
       flags = parseStoreFlags(raw);

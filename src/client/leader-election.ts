@@ -141,7 +141,8 @@ export class LeaderElector {
     signal.addEventListener('abort', onAbort, { once: true });
     let led: Promise<void> = Promise.resolve();
     try {
-      led = Promise.resolve(this.config.callbacks.onStartedLeading(leadership.signal)).catch((e: unknown) => this.config.log?.error({ err: e }, 'leader election: onStartedLeading failed'));
+      // A callback that throws, at once or later, ends nothing but itself: the renewals go on.
+      led = (async () => this.config.callbacks.onStartedLeading(leadership.signal))().catch((e: unknown) => this.config.log?.error({ err: e }, 'leader election: onStartedLeading failed'));
       await this.renew(signal, leadership.signal);
     } finally {
       signal.removeEventListener('abort', onAbort);

@@ -64,8 +64,8 @@ const program = new Command('sim')
   .addOption(new Option('--loop-bug <name>', "with --member-loop: plant a known bug in the member's loop (the run should then fail)").choices(PLANTED_LOOP_BUGS))
   .option('--trace <events>', 'events of trace to show for a violation', parsePositive, 60)
   .action(async (o: CliOptions) => {
-    if (o.loopBug !== undefined && o.memberLoop !== true) throw new InvalidArgumentError('--loop-bug needs --member-loop');
-    if (o.bug !== undefined && o.memberLoop === true) throw new InvalidArgumentError('--bug plants a core bug: use it without --member-loop');
+    if (o.loopBug !== undefined && o.memberLoop !== true) program.error('error: --loop-bug plants a bug in the member loop: add --member-loop');
+    if (o.bug !== undefined && o.memberLoop === true) program.error('error: --bug plants a bug in the core: use it without --member-loop (or --loop-bug with it)');
     const summary = emptySummary();
     const started = performance.now();
     let lastProgress = started;

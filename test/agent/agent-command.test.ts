@@ -5,7 +5,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isNotFound } from '../../src/client/api-status-error.js';
+import { isNotFound, type ApiStatusError } from '../../src/client/api-status-error.js';
+import { loadKubeconfig } from '../../src/client/kubeconfig.js';
+import { RestClient } from '../../src/client/rest-client.js';
 import type { KubeObject } from '../../src/client/kube-object.js';
 import { ResourceClient } from '../../src/client/resource-client.js';
 import { EVENTS, LEASES, NODES, PODS } from '../../src/client/resource-types.js';
@@ -121,6 +123,11 @@ describe('setpoint agent', () => {
     expect(lease.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: NODE, uid: node.metadata?.uid });
     // The status heartbeat moves on (every --node-status-update-frequency, 2 s here).
     const beat = (n: Obj): string => ((n.status?.['conditions'] ?? []) as { type: string; lastHeartbeatTime: string }[]).find((x) => x.type === 'Ready')?.lastHeartbeatTime ?? '';
+    // As system:node:<name> it may write only its own Node (the node authorizer).
+    const asNode = new ResourceClient<Obj>(new RestClient(loadKubeconfig({ path: await c.nodeKubeconfig(NODE) }).config), NODES);
+    const denied = await asNode.patchStatus('', 'some-other-node', 'merge', { status: {} }).then(() => undefined, (e: unknown) => e as ApiStatusError);
+    expect(denied?.status.code).toBe(403);
+    expect(denied?.status.message).toContain(`node '${NODE}' cannot modify node 'some-other-node'`);
     const first = beat(node);
     await waitFor('a later heartbeat', async () => beat(await nodes.get('', NODE)) !== first, { timeoutMs: 30_000 });
   });

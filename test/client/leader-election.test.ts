@@ -4,13 +4,13 @@
 // a released Lease is taken within one retry period; a leader that sees another holder stops leading;
 // and the fencing token of a deposed leader is refused by the API server with a 409 naming the lease.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isApiStatusError } from '../../src/client/api-status-error.js';
+import { ClientError, isApiStatusError } from '../../src/client/api-status-error.js';
 import { LeaderElector, validateTiming, type LeaderCallbacks } from '../../src/client/leader-election.js';
 import type { LeaseObject } from '../../src/client/lease-record.js';
 import { ManualClock } from '../../src/client/manual-clock.js';
 import { ResourceClient } from '../../src/client/resource-client.js';
 import { CONFIGMAPS, LEASES } from '../../src/client/resource-types.js';
-import { RestClient } from '../../src/client/rest-client.js';
+import { RestClient, type RequestOptions } from '../../src/client/rest-client.js';
 import { waitFor } from '../../src/harness/wait.js';
 import { startRegistryServer, type RegistryServer } from '../apiserver/registry/registry-server.js';
 
@@ -41,7 +41,7 @@ describe('LeaderElector', () => {
     await s?.stop();
   });
 
-  function candidate(lease: string, name: string, wallStart = Date.UTC(2026, 0, 1), releaseOnCancel = true): Candidate {
+  function candidate(lease: string, name: string, wallStart = Date.UTC(2026, 0, 1), releaseOnCancel = true, via: RestClient = rest): Candidate {
     const clock = new ManualClock(0, wallStart);
     const log: string[] = [];
     const callbacks: LeaderCallbacks = {
@@ -52,7 +52,7 @@ describe('LeaderElector', () => {
       onStoppedLeading: () => log.push(`stopped@${clock.now()}`),
       onNewLeader: (id) => log.push(`leader ${id}`),
     };
-    const elector = new LeaderElector(rest, { ...TIMING, lock: { namespace: 'kube-system', name: lease }, identity: name, callbacks, clock, random: () => 0, releaseOnCancel });
+    const elector = new LeaderElector(via, { ...TIMING, lock: { namespace: 'kube-system', name: lease }, identity: name, callbacks, clock, random: () => 0, releaseOnCancel });
     return { name, clock, elector, log, ac: new AbortController(), done: false, running: undefined };
   }
 
@@ -177,6 +177,38 @@ describe('LeaderElector', () => {
     } finally {
       a.ac.abort();
       await a.running;
+    }
+  }, 60_000);
+
+  it('stops leading when no renewal succeeds within the renew deadline, and does not release', async () => {
+    // The API server becomes unreachable for this candidate only (a client that fails as a dead connection does).
+    class Cut extends RestClient {
+      cut = false;
+      override request<T = unknown>(o: RequestOptions): Promise<T> {
+        if (this.cut) return Promise.reject(new ClientError('CLIENT_TRANSPORT', 'connect ECONNREFUSED'));
+        return super.request<T>(o);
+      }
+    }
+    const cut = new Cut({ server: s.ts.url, tls: { ca: s.ts.ca.certPem, cert: s.ts.admin.certPem, key: s.ts.admin.keyPem } });
+    const name = leaseName();
+    const a = candidate(name, 'a', Date.UTC(2026, 0, 1), true, cut);
+    try {
+      start(a);
+      await waitFor('a to lead', () => a.elector.isLeader());
+      await settle([a]);
+      cut.cut = true;
+      // Renewal rounds start every 400 ms; the one starting at 400 tries at 400, 800, 1200, 1600 and gives up at 1900.
+      await advance([a], 1_800);
+      expect(a.elector.isLeader()).toBe(true);
+      await advance([a], 100);
+      await waitFor('a to finish', () => a.done);
+      expect(a.log).toEqual(['leader a', 'started@0', 'leadership-aborted@1900', 'stopped@1900']);
+      cut.cut = false;
+      expect((await leases.get('kube-system', name)).spec?.holderIdentity).toBe('a');
+    } finally {
+      a.ac.abort();
+      await a.running;
+      cut.close();
     }
   }, 60_000);
 });

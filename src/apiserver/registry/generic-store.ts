@@ -316,6 +316,8 @@ export class GenericStore implements ResourceHandler {
     if (scope.dryRun || name === '') return;
     const s = err instanceof StatusError ? err.status : undefined;
     if (s === undefined || (s.code !== 422 && s.code !== 403 && s.reason !== 'Invalid' && scope.records.every((r) => r.allowed))) return;
+    // A create in a namespace that does not exist has no place for a history: nothing would ever remove it.
+    if (s.code === 404) return;
     await this.history.recordAlone(this.historyKey(namespace, name), name, this.historyEntry(scope, operation, '', false, s.message));
   }
 }

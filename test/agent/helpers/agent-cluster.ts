@@ -18,7 +18,8 @@ import { freePort } from '../../../src/harness/free-port.js';
 import { waitFor } from '../../../src/harness/wait.js';
 import { startReferenceEtcd, type ReferenceEtcd } from '../../server/helpers/etcd-reference.js';
 
-const MAIN = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
+// From test/ under vitest, or from dist/test/ when a benchmark uses this helper.
+const MAIN = fileURLToPath(new URL(import.meta.url.includes('/dist/test/') ? '../../../src/cli/main.js' : '../../../dist/src/cli/main.js', import.meta.url));
 
 export interface Proc {
   readonly child: ChildProcess;

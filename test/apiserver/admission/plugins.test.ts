@@ -38,6 +38,8 @@ describe('built-in admission plugins', () => {
     const missing = await s.call('POST', '/api/v1/namespaces/nope-x/pods', pod('a'));
     expect(missing.status).toBe(404);
     expect(json(missing)).toMatchObject({ reason: 'NotFound', message: 'namespaces "nope-x" not found' });
+    // Nothing is kept for it: no namespace, no history that anything would ever delete.
+    await expect(s.api.ctx.raw.get('/registry/setpoint.io/history/pods/nope-x/a')).rejects.toMatchObject({ code: 'NotFound' });
 
     const ns = await namespace();
     // The namespace's own finalizer keeps it Terminating (no namespace controller runs here).
