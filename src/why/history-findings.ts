@@ -22,7 +22,12 @@ function what(e: HistoryEntry): string {
   return `${e.operation}${e.subresource !== '' ? ` of ${e.subresource}` : ''}`;
 }
 
-export function historyFindings(entries: readonly HistoryEntry[]): Finding[] {
+/**
+ * `liveRefusal`: the severity of a refusal newer than the last accepted write — an error on the object asked
+ * about (the user's change did not land), a warning below it (the object is unchanged, so it does not explain
+ * its owner's gap by itself).
+ */
+export function historyFindings(entries: readonly HistoryEntry[], liveRefusal: 'error' | 'warning' = 'error'): Finding[] {
   const out: Finding[] = [];
   const lastAllowed = [...entries].reverse().find((e) => e.allowed);
   entries.forEach((e) => {
@@ -32,7 +37,7 @@ export function historyFindings(entries: readonly HistoryEntry[]): Finding[] {
     // A refusal after the last write that went through is the live one; an older one is background.
     const live = lastAllowed === undefined || Date.parse(e.time) >= Date.parse(lastAllowed.time);
     out.push({
-      severity: live ? 'error' : 'info',
+      severity: live ? liveRefusal : 'info',
       source: 'admission',
       summary: `${what(e)} refused${by !== '' ? ` by ${by}` : ''}: ${e.message ?? deniers[0]?.message ?? '(no message)'}`,
       evidence: { time: e.time, who: e.user, ...(e.message !== undefined ? { message: e.message } : {}), paths: deniers.flatMap((r) => r.changedPaths) },

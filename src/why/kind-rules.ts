@@ -126,17 +126,20 @@ function pod(o: KubeObject): KindVerdict {
   return { converged, state: `${phase}, ${readyCount}/${containers} containers ready`, findings };
 }
 
-function node(o: KubeObject, now: number): KindVerdict {
+/** A node's liveness: the newest of its Ready heartbeat and its Lease's renewTime (the agent renews both). */
+function node(o: KubeObject, now: number, leaseRenewTime: string | undefined): KindVerdict {
   const findings: Finding[] = [];
   const ready = condition(o, 'Ready');
   let converged = ready?.status === 'True';
   if (ready === undefined) findings.push({ severity: 'error', source: 'status', summary: 'no Ready condition: the node agent has never reported', evidence: {} });
   else if (ready.status !== 'True') findings.push(fromCondition(ready, 'error', 'node agent'));
-  else if (ready.lastHeartbeatTime !== '') {
-    const age = now - Date.parse(ready.lastHeartbeatTime);
-    if (age > NODE_HEARTBEAT_GRACE_MS) {
+  else {
+    const beats = [ready.lastHeartbeatTime, leaseRenewTime ?? ''].map((t) => Date.parse(t)).filter((t) => !Number.isNaN(t));
+    const last = beats.length > 0 ? Math.max(...beats) : undefined;
+    if (last !== undefined && now - last > NODE_HEARTBEAT_GRACE_MS) {
       converged = false;
-      findings.push({ severity: 'error', source: 'stale', summary: `Ready=True is stale: not renewed for ${Math.round(age / 1000)}s (grace ${NODE_HEARTBEAT_GRACE_MS / 1000}s): the node agent stopped reporting`, evidence: { time: ready.lastHeartbeatTime, who: 'node agent' } });
+      const what = leaseRenewTime !== undefined ? 'Ready=True is stale: neither the condition nor the node Lease renewed' : 'Ready=True is stale: not renewed';
+      findings.push({ severity: 'error', source: 'stale', summary: `${what} for ${Math.round((now - last) / 1000)}s (grace ${NODE_HEARTBEAT_GRACE_MS / 1000}s): the node agent stopped reporting`, evidence: { time: new Date(last).toISOString(), who: 'node agent' } });
     }
   }
   for (const c of conditionsOf(o)) if (c.type !== 'Ready' && c.status === 'True') findings.push(fromCondition(c, 'warning', 'node agent'));
@@ -162,7 +165,14 @@ function generic(o: KubeObject): KindVerdict {
   return { converged, state: converged ? 'no failing condition' : 'not ready', findings };
 }
 
-export function judge(kind: string, o: KubeObject, now: number): KindVerdict {
+export interface JudgeContext {
+  readonly now: number;
+  /** For a Node: its Lease's spec.renewTime in kube-node-lease, when there is one. */
+  readonly leaseRenewTime?: string;
+}
+
+export function judge(kind: string, o: KubeObject, c: JudgeContext): KindVerdict {
+  const now = c.now;
   switch (kind) {
     case 'Deployment':
       return deployment(o);
@@ -171,7 +181,7 @@ export function judge(kind: string, o: KubeObject, now: number): KindVerdict {
     case 'Pod':
       return pod(o);
     case 'Node':
-      return node(o, now);
+      return node(o, now, c.leaseRenewTime);
     default:
       return generic(o);
   }

@@ -52,9 +52,10 @@ export class WhyEngine {
   }
 
   private async report(kind: string, o: KubeObject, depth: number): Promise<ObjectReport> {
-    const v = judge(kind, o, this.source.now());
     const ns = o.metadata?.namespace ?? '';
     const name = o.metadata?.name ?? '';
+    const leaseRenewTime = kind === 'Node' ? await this.source.nodeLeaseRenewTime(name) : undefined;
+    const v = judge(kind, o, { now: this.source.now(), ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) });
     const [events, history] = await Promise.all([this.source.events(kind, o), this.source.history(kind, ns, name)]);
     const findings: Finding[] = [...v.findings];
     const stale = findings.findIndex((f) => f.source === 'stale' && f.evidence.time === undefined);
@@ -62,7 +63,7 @@ export class WhyEngine {
     const staleOne = findings[stale];
     if (staleOne && changed !== undefined) findings[stale] = { ...staleOne, summary: `${staleOne.summary} (spec last written ${changed})`, evidence: { ...staleOne.evidence, time: changed } };
     findings.push(...eventFindings(events, findings));
-    if (history) findings.push(...historyFindings(history));
+    if (history) findings.push(...historyFindings(history, depth === 0 ? 'error' : 'warning'));
     const owner = (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
     if (depth === 0 && owner) findings.push({ severity: 'info', source: 'owner', summary: `controlled by ${owner.kind} ${owner.name} (ask why of it for the whole chain)`, evidence: {} });
     const children = depth < 3 ? await this.childrenOf(kind, o, depth) : [];
@@ -102,11 +103,14 @@ export class WhyEngine {
   }
 }
 
-/** Siblings whose findings read the same (ten pods, one FitError) become one report listing the others. */
+/**
+ * Siblings whose findings read the same (ten pods, one FitError) become one report listing the others. The
+ * per-object defaulting records differ only in time, so they do not keep pods apart; a refusal does.
+ */
 function foldAlike(reports: readonly ObjectReport[]): ObjectReport[] {
   const groups = new Map<string, ObjectReport[]>();
   for (const r of reports) {
-    const key = `${String(r.converged)}|${r.state}|${r.findings.filter((f) => f.source !== 'admission').map((f) => f.summary).join('\n')}`;
+    const key = `${String(r.converged)}|${r.state}|${r.findings.filter((f) => f.source !== 'admission' || f.severity !== 'info').map((f) => f.summary).join('\n')}`;
     const g = groups.get(key);
     if (g) g.push(r);
     else groups.set(key, [r]);
@@ -140,13 +144,16 @@ function causesOf(tree: ObjectReport): Cause[] {
     collect(tree, severity, 0, all);
     const below = all.filter((x) => x.depth > 0);
     const chosen = (below.length > 0 ? below : all).sort((a, b) => b.depth - a.depth);
-    const seen = new Set<string>();
+    const seen = new Map<string, Cause>();
     const out: Cause[] = [];
     for (const x of chosen) {
-      if (seen.has(x.f.summary) || out.length >= MAX_CAUSES) continue;
-      seen.add(x.f.summary);
-      out.push({ ref: x.r.ref, alike: x.r.alike?.length ?? 0, finding: x.f });
+      const alike = x.r.alike?.length ?? 0;
+      const same = seen.get(x.f.summary);
+      // The same reason on another object (a pod not folded for another finding) counts it as alike.
+      if (same) seen.set(x.f.summary, { ...same, alike: same.alike + 1 + alike });
+      else if (seen.size < MAX_CAUSES) seen.set(x.f.summary, { ref: x.r.ref, alike, finding: x.f });
     }
+    out.push(...seen.values());
     if (out.length > 0) return out;
   }
   return [];

@@ -17,6 +17,8 @@ export interface WhySource {
   events(kind: WhyKind, o: KubeObject): Promise<KubeObject[]>;
   /** undefined: history cannot be read here. [] : none recorded. */
   history(kind: WhyKind, namespace: string, name: string): Promise<HistoryEntry[] | undefined>;
+  /** The node's Lease (kube-node-lease) spec.renewTime, when it has one. */
+  nodeLeaseRenewTime(node: string): Promise<string | undefined>;
   readonly historyAvailable: boolean;
   now(): number;
 }

@@ -1,6 +1,6 @@
 // The client verbs as a user meets them: the real `setpoint` process against a real API server on etcd 3.4,
 // output lines asserted, and `get` compared column for column with the real kubectl on the same objects.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -98,6 +98,27 @@ describe('setpoint client verbs', () => {
     expect(r.stderr).toMatch(/^error: kubeconfig: cannot read .*nope: ENOENT\n$/);
   });
 
+  it('answers bad input and an unreachable server with one line and exit 1, never a stack trace', async () => {
+    const cases: [string[], string | undefined, RegExp][] = [
+      [['apply', '-f', join(cli.dir, 'nope.yaml')], undefined, /^error: the path ".*nope\.yaml" does not exist\n$/],
+      [['apply', '-f', '-'], 'a: [\n', /^error: error parsing STDIN: .*\n$/],
+      [['apply', '-f', '-'], 'apiVersion: v1\nkind: Frob\nmetadata: {name: x}\n', /^error: resource mapping not found for name: "x" namespace: "" from "STDIN": no matches for kind "Frob" in version "v1"\n/],
+      [['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: BAD}\n', /^Error from server \(Invalid\): ConfigMap "BAD" is invalid: metadata\.name: Invalid value: "BAD"/],
+      [['get', 'pods', '-o', 'foo'], undefined, /^error: unable to match a printer suitable for the output format "foo"/],
+      [['get', 'pods', '--context', 'nope'], undefined, /^error: kubeconfig: context "nope" not found\n$/],
+    ];
+    for (const [args, input, want] of cases) {
+      const r = await cli.run(args, input !== undefined ? { input } : {});
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(want);
+    }
+    const port = new URL(s.ts.url).port;
+    const dead = cli.file('dead.kubeconfig', readFileSync(cli.kubeconfig, 'utf8').replace(`:${port}`, ':1'));
+    const r = await cli.run(['get', 'pods', '--kubeconfig', dead]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n');
+  });
+
   it('watches with -w: the table, then a row per change under the same columns', async () => {
     const child = spawn(process.execPath, [setpointMain(), 'get', 'cm', 'one', '-w'], { env: { ...process.env, KUBECONFIG: cli.kubeconfig } });
     registerChild(child);
@@ -120,6 +141,30 @@ describe('setpoint client verbs', () => {
     const strip = (t: string): string => t.replace(/\b\d+(s|m\d*s?|h\d*m?)\b/g, 'AGE');
     expect(strip(await cli.ok('describe', 'deployment', 'web'))).toBe(strip(await kubectl('describe', 'deployment', 'web')));
     expect(await cli.ok('describe', 'cm', 'one')).toBe(await kubectl('describe', 'cm', 'one'));
+  });
+
+  it('describes a pod with container statuses and a replica set with a condition as kubectl does', async () => {
+    const patch = { 'content-type': 'application/merge-patch+json' };
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'desc-pod', labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '1000'], ports: [{ containerPort: 80 }], env: [{ name: 'A', value: '1' }], resources: { requests: { cpu: '100m' }, limits: { cpu: '200m' } } }] } };
+    expect((await s.call('POST', '/api/v1/namespaces/default/pods', pod)).status).toBe(201);
+    const st = {
+      status: {
+        phase: 'Running',
+        podIP: '10.0.0.5',
+        podIPs: [{ ip: '10.0.0.5' }],
+        startTime: '2026-12-02T15:00:00Z',
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-12-02T15:00:00Z' }],
+        containerStatuses: [{ name: 'c', ready: true, restartCount: 2, image: 'busybox', imageID: 'sha:1', containerID: 'proc://1', state: { running: { startedAt: '2026-12-02T15:00:00Z' } }, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: '2026-12-02T14:00:00Z', finishedAt: '2026-12-02T14:59:00Z' } } }],
+      },
+    };
+    expect((await s.call('PATCH', '/api/v1/namespaces/default/pods/desc-pod/status', st, patch)).status).toBe(200);
+    expect(await cli.ok('describe', 'pod', 'desc-pod')).toBe(await kubectl('describe', 'pod', 'desc-pod'));
+    const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'desc-rs' }, spec: { replicas: 2, selector: { matchLabels: { app: 'r' } }, template: { metadata: { labels: { app: 'r' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } };
+    expect((await s.call('POST', '/apis/apps/v1/namespaces/default/replicasets', rs)).status).toBe(201);
+    const rsStatus = { status: { replicas: 1, conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'denied', lastTransitionTime: '2026-12-02T15:00:00Z' }] } };
+    expect((await s.call('PATCH', '/apis/apps/v1/namespaces/default/replicasets/desc-rs/status', rsStatus, patch)).status).toBe(200);
+    expect(await cli.ok('describe', 'rs', 'desc-rs')).toBe(await kubectl('describe', 'rs', 'desc-rs'));
+    await cli.ok('delete', 'pod/desc-pod', 'rs/desc-rs', '--grace-period', '0');
   });
 
   it('lists events oldest first, narrowed with --for', async () => {

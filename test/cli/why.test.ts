@@ -120,7 +120,11 @@ describe('setpoint why', () => {
 
   it('says which defaulter changed which fields, from the registry\'s history records', async () => {
     const out = await cli.ok('why', 'pod/web-7d4-a', '--etcd-servers', etcd);
-    expect(out).toMatch(/· spec mutated by the system on CREATE by admin: defaulting \(defaults\) set [^\n]*spec\.restartPolicy[^\n]*\[\S+ \(\d+s ago\), by defaults\]$/m);
+    const mutated = out.split('\n').find((l) => l.includes('spec mutated by the system')) ?? '';
+    expect(mutated).toMatch(/^ {3}· spec mutated by the system on CREATE by admin: defaulting \(defaults\) set [^;]*spec\.restartPolicy/);
+    // The admission chain's own records: which built-in plugin set which field.
+    expect(mutated).toContain('; mutating plugin DefaultTolerationSeconds set spec.tolerations');
+    expect(mutated).toMatch(/\[\S+ \(\d+s ago\), by defaults, [^\]]*DefaultTolerationSeconds[^\]]*\]$/);
     expect(out).toContain('· controlled by ReplicaSet web-7d4');
     expect(out).not.toContain('admission history not read');
   });
@@ -136,6 +140,14 @@ describe('setpoint why', () => {
     expect(out.split('\n')[0]).toBe('Pod default/db is not converging (Running, 0/1 containers ready), because:');
     expect(out).toMatch(/✗ Node n1: Ready=True is stale: not renewed for 1\d\ds \(grace 40s\): the node agent stopped reporting/);
     expect(out).toMatch(/✗ UPDATE refused: Pod "db" is invalid: metadata\.labels: Invalid value: "-bad-".*by admin\]$/m);
+  });
+
+  it('counts a node alive while its Lease is renewed, even when the Ready heartbeat is old', async () => {
+    await call('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } });
+    await status('/api/v1/nodes/n2', { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: ago(300_000), lastTransitionTime: ago(3_600_000) }] });
+    const renew = new Date(Date.now() - 5_000).toISOString().replace('Z', '000Z');
+    await call('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n2' }, spec: { holderIdentity: 'n2', leaseDurationSeconds: 40, renewTime: renew } });
+    expect((await cli.ok('why', 'node/n2')).split('\n')[0]).toBe('Node n2 is converged (Ready).');
   });
 
   it('answers -o json for machines', async () => {

@@ -3,11 +3,13 @@
 import { isNotFound } from '../../client/api-status-error.js';
 import type { KubeObject } from '../../client/kube-object.js';
 import type { ResourceType } from '../../client/resource-client.js';
-import { DEPLOYMENTS, NODES, PODS, REPLICASETS } from '../../client/resource-types.js';
+import { DEPLOYMENTS, LEASES, NODES, PODS, REPLICASETS } from '../../client/resource-types.js';
 import type { EtcdHistoryReader } from '../../why/etcd-history-reader.js';
 import type { HistoryEntry, WhySource } from '../../why/why-source.js';
 import type { CliContext } from './cli-context.js';
 import { eventsFor } from './describe-verb.js';
+
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** Objects listed per owned() call: bounds one `why` on a huge namespace. */
 const LIST_LIMIT = 500;
@@ -59,6 +61,17 @@ export class ApiWhySource implements WhySource {
 
   events(kind: string, o: KubeObject): Promise<KubeObject[]> {
     return eventsFor(this.ctx, kind, o);
+  }
+
+  async nodeLeaseRenewTime(node: string): Promise<string | undefined> {
+    try {
+      const lease = await this.ctx.client(LEASES).get(NODE_LEASE_NAMESPACE, node);
+      const t = (lease.spec as { renewTime?: unknown } | undefined)?.renewTime;
+      return typeof t === 'string' ? t : undefined;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
   }
 
   async history(kind: string, namespace: string, name: string): Promise<HistoryEntry[] | undefined> {

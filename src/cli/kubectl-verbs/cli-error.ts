@@ -24,8 +24,12 @@ export function serverErrorLine(e: ApiStatusError, context?: string): string {
 export function errorLine(e: unknown): string {
   if (e instanceof ApiStatusError) return serverErrorLine(e);
   if (e instanceof ClientError) {
-    if (e.code === 'CLIENT_CONFIG') return `error: ${e.message}`;
-    // kubectl's wording when the server does not answer.
+    const cause = e.cause as (NodeJS.ErrnoException & { address?: string; port?: number }) | undefined;
+    // kubectl's wording when nothing listens where the kubeconfig points.
+    if (e.code === 'CLIENT_TRANSPORT' && cause?.code === 'ECONNREFUSED') {
+      const where = cause.address !== undefined ? `${cause.address}${cause.port !== undefined ? `:${cause.port}` : ''}` : 'the server';
+      return `The connection to the server ${where} was refused - did you specify the right host or port?`;
+    }
     return `error: ${e.message}`;
   }
   if (e instanceof CliError) return `error: ${e.message}`;

@@ -76,7 +76,13 @@ export function describePod(w: DescribeWriter, o: KubeObject): void {
   if (str(status.nominatedNodeName) !== '') w.line(0, `NominatedNodeName:\t${str(status.nominatedNodeName)}`);
   containers(w, 0, 'Init Containers', spec.initContainers, status.initContainerStatuses ?? []);
   containers(w, 0, 'Containers', spec.containers, status.containerStatuses ?? []);
-  conditions(w, 0, status.conditions, []);
+  // kubectl's pod conditions have no rule line, and a space after each cell.
+  const conds = asArr(status.conditions);
+  if (conds.length > 0) {
+    w.line(0, 'Conditions:');
+    w.line(1, 'Type\tStatus');
+    for (const c of conds) w.line(1, `${str(c.type)} \t${str(c.status)} `);
+  }
   volumes(w, 0, spec.volumes);
   w.line(0, `QoS Class:\t${str(status.qosClass, qosClass(spec))}`);
   nodeSelector(w, 0, spec.nodeSelector);
@@ -88,7 +94,18 @@ function replicaSetsLine(rss: readonly KubeObject[]): string {
   return rss.map((r) => `${r.metadata?.name ?? ''} (${num(asObj(r.status).replicas)}/${num(asObj(r.spec).replicas)} replicas created)`).join(', ');
 }
 
-const REVISION = 'deployment.kubernetes.io/revision';
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (typeof v !== 'object' || v === null) return v;
+  return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sorted(x)]));
+}
+
+function templateKey(template: unknown): string {
+  const t = asObj(template);
+  const meta = asObj(t.metadata);
+  const { 'pod-template-hash': _hash, ...labels } = asObj(meta.labels);
+  return JSON.stringify(sorted({ ...t, metadata: { ...meta, labels } }));
+}
 
 export function describeDeployment(w: DescribeWriter, o: KubeObject, related: Related): void {
   const meta = asObj(o.metadata);
@@ -111,9 +128,11 @@ export function describeDeployment(w: DescribeWriter, o: KubeObject, related: Re
   podTemplate(w, spec.template);
   conditions(w, 0, status.conditions, ['Reason']);
   // The new replica set carries the deployment's revision; the others with pods left are the old ones.
-  const rev = str(asObj(meta.annotations)[REVISION]);
+  // The new replica set is the one whose template is the deployment's (pod-template-hash aside), as
+  // kubectl's deploymentutil finds it; the others with pods left are the old ones.
   const owned = related.objects;
-  const isNew = (r: KubeObject): boolean => rev !== '' && str(asObj(r.metadata?.annotations)[REVISION]) === rev;
+  const want = templateKey(spec.template);
+  const isNew = (r: KubeObject): boolean => templateKey(asObj(r.spec).template) === want;
   const old = owned.filter((r) => !isNew(r) && num(asObj(r.spec).replicas) > 0);
   const current = owned.filter(isNew);
   // kubectl prints both lines only when there is a replica set to name in one of them.
@@ -151,7 +170,8 @@ export function describeReplicaSet(w: DescribeWriter, o: KubeObject, related: Re
   const phase = (p: string): number => related.objects.filter((x) => str(asObj(x.status).phase, 'Pending') === p).length;
   w.line(0, `Pods Status:\t${phase('Running')} Running / ${phase('Pending')} Waiting / ${phase('Succeeded')} Succeeded / ${phase('Failed')} Failed`);
   podTemplate(w, spec.template);
-  conditions(w, 0, status.conditions, ['Reason']);
+  // kubectl writes a space after a replica set condition's type.
+  conditions(w, 0, status.conditions, ['Reason'], ' ');
 }
 
 const NODE_INFO: readonly (readonly [string, string])[] = [

@@ -57,7 +57,7 @@ export function controlledBy(w: DescribeWriter, meta: Obj): void {
 }
 
 /** kubectl's condition table; `columns` picks the fields after Type and Status. */
-export function conditions(w: DescribeWriter, level: number, conds: unknown, columns: readonly ('Reason' | 'Message' | 'LastHeartbeatTime' | 'LastTransitionTime')[]): void {
+export function conditions(w: DescribeWriter, level: number, conds: unknown, columns: readonly ('Reason' | 'Message' | 'LastHeartbeatTime' | 'LastTransitionTime')[], afterType = ''): void {
   const list = asArr(conds);
   if (list.length === 0) return;
   w.line(level, 'Conditions:');
@@ -68,7 +68,7 @@ export function conditions(w: DescribeWriter, level: number, conds: unknown, col
       const v = c[k.charAt(0).toLowerCase() + k.slice(1)];
       return k.endsWith('Time') ? rfc1123(v) : str(v);
     });
-    w.line(level + 1, [str(c.type), str(c.status), ...cells].join('\t'));
+    w.line(level + 1, [`${str(c.type)}${afterType}`, str(c.status), ...cells].join('\t'));
   }
 }
 

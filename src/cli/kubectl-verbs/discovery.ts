@@ -25,9 +25,9 @@ export class Discovery {
   private constructor(readonly resources: readonly ApiResource[]) {}
 
   static async load(rest: RestClient): Promise<Discovery> {
-    const core = rest.request<ResourceListDoc>({ path: '/api/v1' });
-    const groups = await rest.request<GroupListDoc>({ path: '/apis' });
-    const lists: Promise<ApiResource[]>[] = [core.then((d) => toResources(d, '', 'v1', true))];
+    // Both at once, and both awaited together: a failure of either is one error, never an unhandled one.
+    const [core, groups] = await Promise.all([rest.request<ResourceListDoc>({ path: '/api/v1' }), rest.request<GroupListDoc>({ path: '/apis' })]);
+    const lists: Promise<ApiResource[]>[] = [Promise.resolve(toResources(core, '', 'v1', true))];
     for (const g of groups.groups ?? []) {
       const name = g.name ?? '';
       const preferred = g.preferredVersion?.version;
@@ -41,12 +41,12 @@ export class Discovery {
   }
 
   /** For a manifest: `apps/v1` + `Deployment`. */
-  forKind(apiVersion: string, kind: string): ApiResource {
+  forKind(apiVersion: string, kind: string, where: { name?: string; namespace?: string; source?: string } = {}): ApiResource {
     const slash = apiVersion.indexOf('/');
     const group = slash < 0 ? '' : apiVersion.slice(0, slash);
     const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
     const r = this.resources.find((x) => x.group === group && x.version === version && x.kind === kind);
-    if (!r) throw new CliError('CLI_UNKNOWN_RESOURCE', `resource mapping not found for name: "" namespace: "" from "": no matches for kind "${kind}" in version "${apiVersion}"\nensure CRDs are installed first`);
+    if (!r) throw new CliError('CLI_UNKNOWN_RESOURCE', `resource mapping not found for name: "${where.name ?? ''}" namespace: "${where.namespace ?? ''}" from "${where.source ?? ''}": no matches for kind "${kind}" in version "${apiVersion}"\nensure CRDs are installed first`);
     return r;
   }
 

@@ -48,7 +48,7 @@ export function parseManifests(text: string, source: string): Manifest[] {
   for (const doc of list) {
     if (doc.errors.length > 0) {
       const first = doc.errors[0];
-      throw new CliError('CLI_INPUT', `error parsing ${source}: ${first?.message.split('\n')[0] ?? 'invalid YAML'}`);
+      throw new CliError('CLI_INPUT', `error parsing ${source}: ${first?.message.split('\n')[0]?.replace(/:$/, '') ?? 'invalid YAML'}`);
     }
     const v: unknown = doc.toJS({ maxAliasCount: 100 });
     if (v === null || v === undefined) continue;

@@ -12,7 +12,7 @@ export interface ObjectTarget {
 }
 
 export function targetOf(ctx: CliContext, d: Discovery, o: KubeObject, source: string): ObjectTarget {
-  const resource = d.forKind(o.apiVersion ?? '', o.kind ?? '');
+  const resource = d.forKind(o.apiVersion ?? '', o.kind ?? '', { name: o.metadata?.name ?? '', namespace: o.metadata?.namespace ?? '', source });
   const name = o.metadata?.name ?? '';
   if (name === '') throw new CliError('CLI_INPUT', `error when retrieving current configuration of "${source}": resource name may not be empty`);
   if (!resource.namespaced) return { resource, namespace: '', name };
