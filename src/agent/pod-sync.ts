@@ -64,7 +64,7 @@ export class PodSync {
       if (this.changed.size === 0) setImmediate(() => this.flushChanged());
       this.changed.add(uid);
     });
-    deps.runtime.on('event', (e) => deps.recorder.event(podRef(e.pod), e.type, e.reason, e.message));
+    deps.runtime.on('event', (e) => deps.recorder.event(podRef(e.pod), e.type, e.reason, e.message, e.fieldPath));
   }
 
   private flushChanged(): void {

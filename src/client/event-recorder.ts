@@ -17,7 +17,8 @@ import type { RestClient } from './rest-client.js';
 export type EventType = 'Normal' | 'Warning';
 
 export interface EventRecorder {
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+  /** `fieldPath` names the part of the object the event is about (kubelet: `spec.containers{c}`). */
+  event(obj: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void;
 }
 
 export interface EventSource {
@@ -45,7 +46,7 @@ export class ApiEventRecorder implements EventRecorder {
     this.correlator = new EventCorrelator({ ...opts.correlator, clock: this.clock });
   }
 
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void {
+  event(obj: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void {
     const m = obj.metadata ?? {};
     const ns = m.namespace || 'default';
     const now = this.clock.wallNow().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -59,6 +60,7 @@ export class ApiEventRecorder implements EventRecorder {
         ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
         ...(m.uid !== undefined ? { uid: m.uid } : {}),
         ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
+        ...(fieldPath !== undefined ? { fieldPath } : {}),
       },
       reason,
       message,

@@ -224,6 +224,7 @@ describe('setpoint agent', () => {
     expect(readFileSync(join(marks, 'term'), 'utf8').trim()).toBe('term');
     const killing = await waitEvent('graceful', 'Killing');
     expect(killing.message).toBe('Stopping container c');
+    expect((killing as { involvedObject?: { fieldPath?: string } }).involvedObject?.fieldPath).toBe('spec.containers{c}');
   });
 
   it('kills a container that ignores SIGTERM after the grace period', async () => {
