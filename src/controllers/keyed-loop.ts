@@ -1,37 +1,34 @@
-// The worker half of a level-based controller, shared by the lifecycle controllers: workers take keys
-// from a work queue, reconcile each against the caches, and requeue with backoff on error or after the
-// delay the reconcile asks for. A key is never handled by two workers at once (the queue guarantees it).
+// The keyed loop of a lifecycle controller: handlers enqueue keys, the shared queue workers
+// (queue-workers.ts) reconcile them against the caches once the informers have synced, with backoff on
+// error and the delay a reconcile asks for (a grace period, a toleration). A key is never handled by two
+// workers at once (the queue guarantees it).
 import type { Logger } from 'pino';
+import type { Clock } from '../client/clock.js';
 import type { SharedInformerFactory } from '../client/informer-factory.js';
 import { WorkQueue } from '../client/work-queue.js';
-import type { Clock } from '../client/clock.js';
 import type { Controller, ControllerContext } from './controller.js';
+import { runQueueWorkers, type Reconciled } from './queue-workers.js';
 
-export interface ReconcileResult {
-  /** Look at the key again after this many ms (a timed decision: a grace period, a toleration). */
-  readonly requeueAfterMs?: number;
-}
+export type ReconcileResult = Reconciled;
 
-export type Reconcile<K> = (key: K) => Promise<ReconcileResult | void>;
+export type Reconcile = (key: string) => Promise<ReconcileResult | void>;
 
-/** The keyed loop of one controller: handlers call `enqueue`, `run` drives the workers. */
-export class KeyedLoop<K> {
-  readonly queue: WorkQueue<K>;
+export class KeyedLoop {
+  readonly queue: WorkQueue<string>;
 
   constructor(
-    private readonly name: string,
-    private readonly reconcile: Reconcile<K>,
+    private readonly reconcile: Reconcile,
     private readonly log: Logger,
     clock: Clock,
   ) {
-    this.queue = new WorkQueue<K>({ clock });
+    this.queue = new WorkQueue<string>({ clock });
   }
 
-  enqueue(key: K): void {
+  enqueue(key: string): void {
     this.queue.add(key);
   }
 
-  enqueueAfter(key: K, ms: number): void {
+  enqueueAfter(key: string, ms: number): void {
     this.queue.addAfter(key, ms);
   }
 
@@ -41,52 +38,28 @@ export class KeyedLoop<K> {
     signal.addEventListener('abort', stop, { once: true });
     try {
       if (!(await informers.waitForCacheSync(signal))) return;
-      await Promise.all(Array.from({ length: Math.max(1, workers) }, () => this.worker()));
+      await runQueueWorkers(this.queue, workers, async (k) => (await this.reconcile(k)) ?? {}, this.log);
     } finally {
       signal.removeEventListener('abort', stop);
       await this.queue.shutDownWithDrain();
     }
   }
-
-  /** Handles one key (exposed for tests that step a loop by hand). */
-  async handle(key: K): Promise<void> {
-    try {
-      const r = await this.reconcile(key);
-      this.queue.forget(key);
-      if (r?.requeueAfterMs !== undefined) this.queue.addAfter(key, r.requeueAfterMs);
-    } catch (e) {
-      this.log.warn({ err: e, controller: this.name, key, retries: this.queue.numRequeues(key) }, 'reconcile failed; retrying with backoff');
-      this.queue.addRateLimited(key);
-    }
-  }
-
-  private async worker(): Promise<void> {
-    for (;;) {
-      const next = await this.queue.get();
-      if (next.shutdown) return;
-      try {
-        await this.handle(next.item);
-      } finally {
-        this.queue.done(next.item);
-      }
-    }
-  }
 }
 
 /** A controller made of one keyed loop: it names itself, logs as itself, and runs its loop's workers. */
-export abstract class LoopController<K> implements Controller {
+export abstract class LoopController implements Controller {
   protected readonly log: Logger;
-  protected readonly loop: KeyedLoop<K>;
+  protected readonly loop: KeyedLoop;
 
   constructor(
     protected readonly ctx: ControllerContext,
     readonly name: string,
   ) {
     this.log = ctx.log.child({ controller: name });
-    this.loop = new KeyedLoop<K>(name, (k) => this.reconcile(k), this.log, ctx.clock);
+    this.loop = new KeyedLoop((k) => this.reconcile(k), this.log, ctx.clock);
   }
 
-  protected abstract reconcile(key: K): Promise<ReconcileResult | void>;
+  protected abstract reconcile(key: string): Promise<ReconcileResult | void>;
 
   run(signal: AbortSignal, workers: number): Promise<void> {
     return this.loop.run(this.ctx.informers, signal, workers);

@@ -23,7 +23,7 @@ const sameReferences = (a: GraphNode, b: GraphNode): boolean => JSON.stringify(a
 const kindKey = (group: string, kind: string): string => `${group}/${kind}`;
 const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 
-export class GarbageCollector extends LoopController<string> {
+export class GarbageCollector extends LoopController {
   readonly graph = new DependencyGraph();
   private readonly clients = new Map<string, ResourceClient>();
 

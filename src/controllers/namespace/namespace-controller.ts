@@ -21,7 +21,7 @@ interface NamespaceObject extends KubeObject {
   status?: { phase?: string; conditions?: StatusCondition[] };
 }
 
-export class NamespaceController extends LoopController<string> {
+export class NamespaceController extends LoopController {
   private readonly informer: SharedInformer<NamespaceObject>;
   private readonly namespaces: ResourceClient<NamespaceObject>;
 

@@ -22,7 +22,7 @@ import { NODE_LEASE_NAMESPACE, nodeAndPodInformers, type LeaseObject, type NodeO
 /** The conditions besides Ready that go Unknown with it (Kubernetes' remainingNodeConditionTypes). */
 const OTHER_CONDITIONS = ['MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
-export class NodeLifecycleController extends LoopController<string> {
+export class NodeLifecycleController extends LoopController {
   private readonly nodesInf: SharedInformer<NodeObject>;
   private readonly podsInf: SharedInformer<PodObject>;
   private readonly leasesInf: SharedInformer<LeaseObject>;

@@ -16,7 +16,7 @@ import { noExecuteTaints } from './node-taints.js';
 import { nodeAndPodInformers, type NodeObject, type PodObject } from './node-types.js';
 import { EvictionTimer, evictionDelay } from './taint-eviction.js';
 
-export class TaintEvictionController extends LoopController<string> {
+export class TaintEvictionController extends LoopController {
   private readonly timer: EvictionTimer;
   /** Nodes (for their NoExecute taints) and pods by node. */
   private readonly cache: ReturnType<typeof nodeAndPodInformers>;

@@ -26,7 +26,7 @@ export const DEFAULT_POD_GC_OPTIONS: PodGcOptions = { terminatedPodGcThreshold: 
 
 const SWEEP = 'sweep';
 
-export class PodGcController extends LoopController<string> {
+export class PodGcController extends LoopController {
   private readonly cache: ReturnType<typeof nodeAndPodInformers>;
   private readonly pods: ResourceClient<PodObject>;
   private readonly nodes: ResourceClient<NodeObject>;

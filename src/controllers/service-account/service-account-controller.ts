@@ -15,7 +15,7 @@ interface NamespaceObject extends KubeObject {
   status?: { phase?: string };
 }
 
-export class ServiceAccountController extends LoopController<string> {
+export class ServiceAccountController extends LoopController {
   private readonly namespaces: SharedInformer<NamespaceObject>;
   private readonly accounts: SharedInformer<KubeObject>;
   private readonly client: ResourceClient;
