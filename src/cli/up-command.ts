@@ -1,83 +1,153 @@
-// `setpoint up` (what `npm start` runs): a real three-member store on this machine, on etcd's
-// conventional local ports, with data under ./.setpoint/. Each member is its own `setpoint store`
-// process, started by the process harness (src/harness), so killing one shows failover for real.
-// Ctrl-C stops them all cleanly; data is kept.
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+// `setpoint up` (what `npm start` runs): the whole HA control plane on this machine. Three `setpoint server`
+// members (store on etcd's conventional local ports, API servers on 6443/16443/26443, one scheduler and one
+// controller manager each, leader-elected) sharing one cluster CA, and one agent per member as nodes
+// node-1 … node-3 running pods as real processes; `--simulate N` adds N simulated nodes. It writes
+// ./.setpoint/kubeconfig (admin, one context per API server) without touching ~/.kube/config, prints how to
+// use it, and stops everything on Ctrl-C. A second start keeps all state.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { StoreCluster } from '../harness/store-cluster.js';
+import { stringify } from 'yaml';
+import { writeFileAtomic } from '../apiserver/pki/cert-dir.js';
+import { issueClientCert, type KeyPair } from '../apiserver/pki/certificates.js';
+import { renderKubeconfig } from '../apiserver/pki/kubeconfig.js';
+import { readyz } from '../harness/kinds/apiserver.js';
+import { ManagedProcess } from '../harness/managed-process.js';
+import { setpointMain } from '../harness/setpoint-main.js';
+import { waitFor } from '../harness/wait.js';
 
 interface UpOptions {
   dataDir: string;
   host: string;
+  simulate?: string;
 }
 
 const MEMBERS = [
-  { name: 'm1', client: 2379, peer: 2380 },
-  { name: 'm2', client: 22379, peer: 22380 },
-  { name: 'm3', client: 32379, peer: 32380 },
+  { name: 'm1', client: 2379, peer: 2380, api: 6443, node: 'node-1', agentPort: 10250 },
+  { name: 'm2', client: 22379, peer: 22380, api: 16443, node: 'node-2', agentPort: 10251 },
+  { name: 'm3', client: 32379, peer: 32380, api: 26443, node: 'node-3', agentPort: 10252 },
 ] as const;
 
-const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m'];
+const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m'];
 const RESET = '\x1b[0m';
+const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+
+/** The admin kubeconfig with one context per API server (`setpoint` is the first). */
+function adminKubeconfig(caPem: string, admin: KeyPair): string {
+  const names = MEMBERS.map((m, i) => (i === 0 ? 'setpoint' : `setpoint-${i + 1}`));
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: MEMBERS.map((m, i) => ({ name: names[i], cluster: { server: `https://127.0.0.1:${m.api}`, 'certificate-authority-data': b64(caPem) } })),
+    users: [{ name: 'admin', user: { 'client-certificate-data': b64(admin.certPem), 'client-key-data': b64(admin.keyPem) } }],
+    contexts: names.map((n) => ({ name: n, context: { cluster: n, user: 'admin' } })),
+    'current-context': 'setpoint',
+  });
+}
 
 async function up(o: UpOptions): Promise<void> {
   const dataDir = resolve(o.dataDir);
-  mkdirSync(dataDir, { recursive: true });
-  const tags = new Map<string, string>(MEMBERS.map((m, i) => [m.name, `${COLORS[i] ?? ''}${m.name}${RESET}`]));
-  const tag = (name: string): string => tags.get(name) ?? name;
+  const pki = join(dataDir, 'pki');
+  mkdirSync(pki, { recursive: true });
+  const simulated = o.simulate !== undefined ? Number(o.simulate) : 0;
+  if (!Number.isSafeInteger(simulated) || simulated < 0) {
+    console.error(`setpoint up: invalid argument ${JSON.stringify(o.simulate)} for "--simulate" flag: must be a whole number`);
+    process.exit(2);
+  }
+  const procs: ManagedProcess[] = [];
   let stopping = false;
-  const cluster = await StoreCluster.create({
-    program: 'setpoint',
-    names: MEMBERS.map((m) => m.name),
-    ports: MEMBERS.map((m) => ({ client: m.client, peer: m.peer })),
-    host: o.host,
-    dir: dataDir,
-    token: 'setpoint-up',
-    env: { SETPOINT_LOG_FORMAT: 'pretty' },
-    onLine: (name, line) => console.log(`${tag(name)} ${line}`),
-    onExit: (m, exit) => {
-      if (!stopping) console.log(`${tag(m.name)} exited (${exit.signal ?? `code ${exit.code}`}); the other members carry on. Restart everything with npm start.`);
-    },
-  });
-  const endpoints = cluster.endpoints(MEMBERS.map((m) => m.name)).join(',');
-  const first = cluster.clientUrl('m1');
+  const run = (tag: string, args: readonly string[], color: string): ManagedProcess => {
+    const p = new ManagedProcess(tag, { bin: process.execPath, args: [setpointMain(), ...args], env: { SETPOINT_LOG_FORMAT: 'json' } }, {
+      logFile: join(dataDir, 'logs', `${tag}.log`),
+      onLine: (line) => {
+        // The full JSON logs go to .setpoint/logs; the terminal gets warnings and errors only.
+        const m = /"level":(\d+)/.exec(line);
+        if (m && Number(m[1]) < 40) return;
+        console.log(`${color}${tag}${RESET} ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`);
+      },
+    });
+    p.onExit((exit) => {
+      if (!stopping) console.log(`${color}${tag}${RESET} exited (${exit.signal ?? `code ${exit.code}`}); the rest carry on. Ctrl-C and npm start restart everything.`);
+    });
+    p.start();
+    procs.push(p);
+    return p;
+  };
 
-  console.log(`setpoint up: a three-member Setpoint store on this machine (data in ${dataDir}).`);
-  console.log('');
-  console.log('  Use it with any etcd v3 client, for example etcdctl 3.4:');
-  console.log(`    export ETCDCTL_API=3 ETCDCTL_ENDPOINTS=${endpoints}`);
-  console.log('    etcdctl put greeting hello && etcdctl get greeting');
-  console.log('    etcdctl endpoint status -w table        # who leads');
-  console.log('    etcdctl watch --prefix /               # in another terminal');
-  console.log('  Health, version and Prometheus metrics on each client port:');
-  console.log(`    curl ${first}/health   ${first}/metrics`);
-  console.log('  Kill a member (kill -9 <pid>) to see the others elect a leader and carry on.');
-  console.log('  Ctrl-C stops every member cleanly; run `npm start` again and the data is still there.');
-  console.log('');
-
-  await cluster.startFounders('none');
-  for (const m of MEMBERS) console.log(`${tag(m.name)} pid ${cluster.get(m.name).process?.pid ?? '?'}: client ${cluster.clientUrl(m.name)}, peer ${cluster.peerUrl(m.name)}`);
-
+  const initialCluster = MEMBERS.map((m) => `${m.name}=http://${o.host}:${m.peer}`).join(',');
+  MEMBERS.forEach((m, i) =>
+    run(
+      m.name,
+      [
+        'server',
+        `--name=${m.name}`,
+        `--data-dir=${join(dataDir, m.name)}`,
+        `--listen-client-urls=http://${o.host}:${m.client}`,
+        `--advertise-client-urls=http://${o.host}:${m.client}`,
+        `--listen-peer-urls=http://${o.host}:${m.peer}`,
+        `--initial-advertise-peer-urls=http://${o.host}:${m.peer}`,
+        `--initial-cluster=${initialCluster}`,
+        '--initial-cluster-token=setpoint-up',
+        `--secure-port=${m.api}`,
+        `--cert-dir=${pki}`,
+      ],
+      COLORS[i] ?? '',
+    ),
+  );
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    console.log('\nstopping every member (the leader hands over first)…');
-    // SIGTERM to all; whoever has not stopped 15 s later is killed, and the exit code says so.
-    void cluster.destroy({ signal: 'SIGTERM', graceMs: 15_000 }).then(() => {
-      const killed = [...cluster.members.values()].some((m) => m.process?.exitStatus?.signal === 'SIGKILL');
-      process.exit(killed ? 1 : 0);
-    });
+    console.log('\nstopping: agents first (their pods keep running, adopted at the next start), then the members…');
+    void (async () => {
+      const agents = procs.slice(MEMBERS.length);
+      await Promise.all(agents.map((p) => p.kill('SIGTERM', 15_000)));
+      await Promise.all(procs.slice(0, MEMBERS.length).map((p) => p.kill('SIGTERM', 30_000)));
+      process.exit(procs.some((p) => p.exitStatus?.signal === 'SIGKILL') ? 1 : 0);
+    })();
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+
+  console.log(`setpoint up: three control-plane members and their nodes on this machine (state in ${dataDir}, logs in ${join(dataDir, 'logs')}) …`);
+  const caFile = join(pki, 'ca.crt');
+  await waitFor('an API server to be ready', async () => existsSync(caFile) && (await readyz(MEMBERS[0].api, readFileSync(caFile, 'utf8'))) === 200, { timeoutMs: 180_000, intervalMs: 250 });
+  const ca: KeyPair = { certPem: readFileSync(caFile, 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8') };
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  if (!existsSync(kubeconfig)) await writeFileAtomic(kubeconfig, adminKubeconfig(ca.certPem, await issueClientCert(ca, { user: 'admin', groups: ['system:masters'] })), 0o600);
+
+  for (const [i, m] of MEMBERS.entries()) {
+    const root = join(dataDir, 'agents', m.node);
+    mkdirSync(root, { recursive: true });
+    const kc = join(root, 'kubeconfig');
+    if (!existsSync(kc)) {
+      const node = await issueClientCert(ca, { user: `system:node:${m.node}`, groups: ['system:nodes'] });
+      await writeFileAtomic(kc, renderKubeconfig({ server: `https://127.0.0.1:${m.api}`, caPem: ca.certPem, userName: `system:node:${m.node}`, clientCertPem: node.certPem, clientKeyPem: node.keyPem }), 0o600);
+    }
+    run(m.node, ['agent', `--kubeconfig=${kc}`, `--node-name=${m.node}`, `--root-dir=${root}`, `--port=${m.agentPort}`, `--pod-cidr=127.1.${i + 1}.0/24`], COLORS[i] ?? '');
+  }
+  if (simulated > 0) run('simulated', ['agent', `--kubeconfig=${kubeconfig}`, `--simulate=${simulated}`, '--node-name=sim-node'], COLORS[3] ?? '');
+
+  const kcArg = `--kubeconfig ${join(o.dataDir, 'kubeconfig')}`;
+  console.log('');
+  console.log('  The cluster is up. With kubectl (your ~/.kube/config is untouched):');
+  console.log(`    kubectl ${kcArg} get nodes`);
+  console.log(`    kubectl ${kcArg} apply -f examples/hello-deployment.yaml`);
+  console.log(`    kubectl ${kcArg} get pods -o wide            # each pod has its own 127.1.x.y address: curl it`);
+  console.log(`    kubectl ${kcArg} scale deployment hello --replicas=5`);
+  console.log('  Or with setpoint itself, which also says why something is not converging:');
+  console.log(`    node dist/src/cli/main.js get pods ${kcArg}`);
+  console.log(`    node dist/src/cli/main.js why deployment/hello ${kcArg}`);
+  console.log(`  The store speaks etcd v3: ETCDCTL_API=3 etcdctl --endpoints=${MEMBERS.map((m) => `${o.host}:${m.client}`).join(',')} endpoint status -w table`);
+  console.log('  Other API servers: --context setpoint-2 / setpoint-3. Ctrl-C stops everything; npm start again keeps all state.');
+  console.log('');
 }
 
 export function registerUpCommand(program: Command): void {
   program
     .command('up')
-    .description('run a three-member store on this machine (ports 2379/22379/32379, data in ./.setpoint)')
-    .option('--data-dir <dir>', 'where the members keep their data', '.setpoint')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .description('run the whole HA control plane on this machine: three members (stores on 2379/22379/32379, API servers on 6443/16443/26443) and nodes node-1..3, state in ./.setpoint')
+    .option('--data-dir <dir>', 'where the members, agents and the kubeconfig keep their state', '.setpoint')
+    .option('--host <host>', 'address the stores listen on', '127.0.0.1')
+    .option('--simulate <n>', 'also run N simulated nodes (pods bound to them are Running at once, no processes)')
     .action(up);
 }
