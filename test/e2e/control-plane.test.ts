@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopAdoptedPods } from '../../src/agent/stop-pods.js';
 import { issueClientCert } from '../../src/apiserver/pki/certificates.js';
 import { renderKubeconfig } from '../../src/apiserver/pki/kubeconfig.js';
 import type { KubeObject } from '../../src/client/kube-object.js';
@@ -138,6 +139,7 @@ describe('three setpoint server members and an agent', () => {
   afterAll(async () => {
     for (const c of clients) c.close();
     await agent?.kill('SIGKILL');
+    if (dir) await stopAdoptedPods(join(dir, 'node-1')).catch(() => undefined);
     for (const m of members) {
       const pid = m.proc.pid;
       if (pid !== undefined) for (const c of childrenOf(pid)) process.kill(c, 'SIGKILL');
