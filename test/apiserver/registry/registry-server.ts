@@ -7,7 +7,6 @@ import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
 import type { EtcdClient } from '../../../src/etcd-client/etcd-client.js';
 import type { AdmissionOptions } from '../../../src/apiserver/admission/default-admission.js';
 import { ApiRegistry } from '../../../src/apiserver/registry/api-registry.js';
-import { ALL_STRATEGIES } from '../../../src/apiserver/registry/kinds/all-kinds.js';
 import type { ResourceHandler } from '../../../src/apiserver/handler.js';
 import { statuses } from '../../../src/apiserver/status.js';
 import { StoreTestCluster, type StoreKind } from '../../etcd-client/helpers/store-cluster.js';
@@ -47,7 +46,7 @@ export async function startRegistryServer(kind: StoreKind, prefix = '/registry',
         return store.serve(req, res);
       },
     };
-    const server = await startTestServer({ handler, descriptors: ALL_STRATEGIES.map((s) => s.descriptor), deps: { openapi: made.openapi('v1.32.0') } });
+    const server = await startTestServer({ handler, descriptors: made.registry.all().map((r) => r.descriptor), deps: { openapi: made.openapi('v1.32.0') } });
     ts = server;
     const call: RegistryServer['call'] = (method, path, body, headers = {}) => {
       const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
