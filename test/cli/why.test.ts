@@ -174,3 +174,25 @@ describe('setpoint why', () => {
     expect(bad.stderr).toMatch(/^error: arguments in resource\/name form are required/);
   });
 });
+
+describe('setpoint why on an API server without the history subresource', () => {
+  let s: RegistryServer;
+  beforeAll(async () => {
+    s = await startRegistryServer('etcd', '/registry', {}, { historySubresource: false });
+  }, 60_000);
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('still answers, and says the history was not read', async () => {
+    const made = await s.call('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    expect(made.status, made.body).toBe(201);
+    const cli = cliRunner(s);
+    const out = await cli.ok('why', 'pod/p');
+    expect(out.split('\n')[0]).toMatch(/^Pod default\/p is not converging \(Pending/);
+    expect(out).toContain('(admission history not read: the API server did not serve the history subresource');
+    expect(out).not.toContain('spec mutated by the system');
+    const r = JSON.parse(await cli.ok('why', 'pod/p', '-o', 'json')) as JsonReport;
+    expect(r.historyRead).toBe(false);
+  });
+});
