@@ -8,7 +8,7 @@ import { defaultAdmissionChain, type AdmissionReads } from '../src/apiserver/adm
 import type { AdmissionAttributes, AdmissionRecord } from '../src/apiserver/admission/interface.js';
 import { authenticatedUser } from '../src/apiserver/authn/user-info.js';
 import type { StoredObject } from '../src/apiserver/storage/interface.js';
-import { startWebhookServer } from '../test/apiserver/admission/webhook-server.js';
+import { startWebhookServer } from '../src/harness/webhook-server.js';
 
 const N = Number(process.argv[2] ?? 2000);
 const log = pino({ level: 'silent' });

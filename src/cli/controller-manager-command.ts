@@ -6,6 +6,7 @@
 // paused or partitioned former leader cannot create a pod another has created since. As
 // kube-controller-manager: a lost lease ends the process with exit 1; SIGTERM/SIGINT stop the workers, let
 // their writes finish, release the lease and exit 0. A bad flag is one line and exit 2.
+import { setMaxListeners } from 'node:events';
 import { Option, type Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadKubeconfig } from '../client/kubeconfig.js';
@@ -76,6 +77,7 @@ async function runManager(f: ManagerFlags, log: Logger): Promise<void> {
   }
   const rest = new RestClient({ ...loaded.config, userAgent: 'setpoint-controller-manager/v0.1.0' });
   const ac = new AbortController();
+  setMaxListeners(0, ac.signal); // every informer and worker listens on it
   const election = leaderElected(rest, f.le, log);
   const identity = election.elector?.identity;
   const manager = new ControllerManager({

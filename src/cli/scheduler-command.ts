@@ -3,6 +3,7 @@
 // every write (bindings, pod status, events, preemptions) carries its fencing token. As kube-scheduler:
 // losing the lease ends the process with exit 1 (a fresh process campaigns again); SIGTERM/SIGINT stops the
 // loop, lets its writes finish, releases the lease and exits 0.
+import { setMaxListeners } from 'node:events';
 import { Option, type Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadKubeconfig } from '../client/kubeconfig.js';
@@ -29,6 +30,7 @@ async function runScheduler(kubeconfig: string | undefined, context: string | un
   }
   const rest = new RestClient({ ...loaded.config, userAgent: 'setpoint-scheduler/v0.1.0' });
   const ac = new AbortController();
+  setMaxListeners(0, ac.signal); // every informer and worker listens on it
   const election = leaderElected(rest, le, log);
   const runner = new SchedulerRunner({ rest, writeRest: election.writeRest, log });
   let done: Promise<unknown> = Promise.resolve();

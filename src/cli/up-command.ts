@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
+import { stopAdoptedPods } from '../agent/stop-pods.js';
 import { writeFileAtomic } from '../apiserver/pki/cert-dir.js';
 import { issueClientCert, type KeyPair } from '../apiserver/pki/certificates.js';
 import { renderKubeconfig } from '../apiserver/pki/kubeconfig.js';
@@ -97,10 +98,12 @@ async function up(o: UpOptions): Promise<void> {
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    console.log('\nstopping: agents first (their pods keep running, adopted at the next start), then the members…');
+    console.log('\nstopping: the agents and their pods first, then the members…');
     void (async () => {
       const agents = procs.slice(MEMBERS.length);
       await Promise.all(agents.map((p) => p.kill('SIGTERM', 15_000)));
+      // An agent's SIGTERM leaves its pods for the next agent to adopt; `up` stops everything.
+      for (const m of MEMBERS) await stopAdoptedPods(join(dataDir, 'agents', m.node)).catch((e: unknown) => console.log(`${m.node}: could not stop its pods: ${(e as Error).message}`));
       await Promise.all(procs.slice(0, MEMBERS.length).map((p) => p.kill('SIGTERM', 30_000)));
       process.exit(procs.some((p) => p.exitStatus?.signal === 'SIGKILL') ? 1 : 0);
     })();

@@ -6,6 +6,7 @@
 // next candidate takes over within one retry period. Leadership is not exclusive in time (a paused
 // leader may still act): every write a leader makes should carry fencingToken(), which the API server
 // checks against the Lease in the same transaction as the write (fencedClient()).
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -137,6 +138,8 @@ export class LeaderElector {
     this.ran = true;
     if (!(await this.acquire(signal))) return;
     const leadership = new AbortController();
+    // Every informer, worker and timer of the loops listens on it: not a leak.
+    setMaxListeners(0, leadership.signal);
     const onAbort = (): void => leadership.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     let led: Promise<void> = Promise.resolve();

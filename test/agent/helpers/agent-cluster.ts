@@ -7,8 +7,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { PodRuntime } from '../../../src/agent/pod-runtime.js';
+import { stopAdoptedPods } from '../../../src/agent/stop-pods.js';
 import { issueClientCert } from '../../../src/apiserver/pki/certificates.js';
 import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
 import { loadKubeconfig } from '../../../src/client/kubeconfig.js';
@@ -152,14 +151,7 @@ export class AgentCluster {
     for (const p of this.agents.values()) await kill(p);
     for (const root of this.roots) {
       try {
-        const rt = new PodRuntime({
-          root,
-          node: { nodeName: 'cleanup', hostIP: '127.0.0.1', allocatable: { cpu: '1', memory: '1Gi' } },
-          inputs: { configMap: () => Promise.resolve(undefined), secret: () => Promise.resolve(undefined) },
-          log: pino({ level: 'silent' }),
-        });
-        rt.start();
-        await rt.close({ killPods: true, graceSeconds: 0 });
+        await stopAdoptedPods(root);
       } catch {
         // nothing adoptable left
       }

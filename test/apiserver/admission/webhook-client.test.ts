@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labelSelectorAsSelector } from '../../../src/api/label-selector.js';
 import { verifyResponse, WebhookCallError, WebhookClient } from '../../../src/apiserver/admission/webhook-client.js';
 import type { Webhook } from '../../../src/apiserver/admission/webhook-config.js';
-import { startWebhookServer, type WebhookServer } from './webhook-server.js';
+import { startWebhookServer, type WebhookServer } from '../../../src/harness/webhook-server.js';
 
 describe('webhook client', () => {
   let hooks: WebhookServer;

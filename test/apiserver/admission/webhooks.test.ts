@@ -10,7 +10,7 @@ import { freePort } from '../../../src/harness/free-port.js';
 import { waitFor } from '../../../src/harness/wait.js';
 import { json } from '../helpers/clients.js';
 import { startRegistryServer, type RegistryServer } from '../registry/registry-server.js';
-import { startWebhookServer, type WebhookServer } from './webhook-server.js';
+import { startWebhookServer, type WebhookServer } from '../../../src/harness/webhook-server.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

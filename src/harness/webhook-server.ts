@@ -4,7 +4,7 @@
 // AdmissionReview it gets. stop() ends it and every connection it holds.
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
-import { createCa, issueServingCert } from '../../../src/apiserver/pki/certificates.js';
+import { createCa, issueServingCert } from '../apiserver/pki/certificates.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
