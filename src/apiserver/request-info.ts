@@ -28,8 +28,11 @@ export interface RequestInfo {
 const SPECIAL_VERBS = new Set(['proxy', 'watch']);
 const SPECIAL_VERBS_NO_SUBRESOURCES = new Set(['proxy']);
 
-/** Subresources of a namespace, so /namespaces/x/status is not read as a resource called "status" in x. */
-const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+/**
+ * Subresources of a namespace, so /namespaces/x/status is not read as a resource called "status" in x.
+ * Kubernetes' two, and Setpoint's own `history` (registry/history-subresource.ts), which every kind has.
+ */
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize', 'history']);
 
 /** The query's `watch` as Kubernetes reads a bool parameter: anything but false or 0 is true. */
 function watchRequested(query: URLSearchParams): boolean | undefined {

@@ -2,7 +2,7 @@
 // message (the ReplicaSet controller's `Error creating: <the condition's message>` included) is folded into
 // that condition's evidence (who reported it, how often, when last) instead of said twice.
 import type { KubeObject } from '../client/kube-object.js';
-import { eventSource, eventTimeMs, type EventObject } from '../cli/kubectl-verbs/event-facts.js';
+import { eventSource, eventTimeMs, type EventObject } from '../client/event-facts.js';
 import type { Finding } from './why-types.js';
 
 /** Normal events shown per object (Warnings are all shown, up to WARNINGS_SHOWN). */

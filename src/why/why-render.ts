@@ -43,6 +43,6 @@ export function renderWhy(report: WhyReport): string {
   }
   lines.push('');
   renderNode(report.tree, '', lines, now, true);
-  if (!report.historyRead) lines.push('', '(admission history not read: pass --etcd-servers to see which defaulter, webhook or plugin changed or refused what)');
+  if (!report.historyRead) lines.push('', '(admission history not read: the API server did not serve the history subresource to these credentials, so which defaulter, webhook or plugin changed or refused what is not shown)');
   return `${lines.join('\n')}\n`;
 }

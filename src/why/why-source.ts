@@ -1,5 +1,6 @@
 // The seam `why` reads through: objects, the objects a uid owns, an object's events, and its admission
-// history. The CLI implements it over the API server (and the store, for history); tests may use the same.
+// history. The CLI implements it over the API server (history through its `history` subresource); tests may
+// use the same.
 import type { HistoryEntry } from '../apiserver/registry/history.js';
 import type { KubeObject } from '../client/kube-object.js';
 

@@ -65,7 +65,7 @@ export interface WhyReport {
   /** The recorded reasons below the symptoms: errors on the objects under the target (else on it), else warnings. */
   readonly causes: readonly Cause[];
   readonly generatedAt: string;
-  /** False when admission history could not be read (no --etcd-servers); findings then omit it. */
+  /** False when the API server did not serve the history subresource (an older server, or Forbidden); findings then omit it. */
   readonly historyRead: boolean;
   readonly tree: ObjectReport;
 }

@@ -34,6 +34,9 @@ describe('parseRequestInfo', () => {
     ['GET', '/api/v1/namespaces/other/pods/foo/log', 'get', '', 'other', 'pods', 'log', 'foo'],
     ['PUT', '/api/v1/namespaces/other/finalize', 'update', '', 'other', 'namespaces', 'finalize', 'other'],
     ['GET', '/api/v1/namespaces/other/status', 'get', '', 'other', 'namespaces', 'status', 'other'],
+    // Setpoint's own history subresource: a namespace's, and any object's.
+    ['GET', '/api/v1/namespaces/other/history', 'get', '', 'other', 'namespaces', 'history', 'other'],
+    ['GET', '/api/v1/namespaces/other/pods/foo/history', 'get', '', 'other', 'pods', 'history', 'foo'],
     ['GET', '/apis/apps/v1/namespaces/other/deployments/web/scale', 'get', 'apps', 'other', 'deployments', 'scale', 'web'],
     ['GET', '/apis/apps/v1/deployments', 'list', 'apps', '', 'deployments', '', ''],
     ['GET', '/api/v1/proxy/namespaces/other/pods/foo/extra', 'proxy', '', 'other', 'pods', '', 'foo'],

@@ -88,5 +88,8 @@ describe('setpoint why on live loops', () => {
     expect(lines[1]).toMatch(/^ {2}✗ Pod default\/big-\S+ \(and 1 more alike\): PodScheduled=False Unschedulable: 0\/1 nodes are available: 1 Insufficient cpu\./);
     expect(out).toMatch(/└─ ReplicaSet default\/big-\S+: 0\/2 ready, 2 created \(not converged\)/);
     expect(out).toMatch(/✗ PodScheduled=False Unschedulable: 0\/1 nodes are available: 1 Insufficient cpu\..*by default-scheduler/);
+    // The admission history comes from the real `setpoint apiserver`'s history subresource, with the kubeconfig only.
+    expect(out).not.toContain('admission history not read');
+    expect(out).toContain('spec mutated by the system on CREATE');
   });
 });

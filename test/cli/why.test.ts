@@ -1,7 +1,8 @@
 // `setpoint why` end to end: objects created through a real API server on etcd 3.4, with the conditions,
 // events and owner references a controller, the scheduler or a node agent would write set by the test
 // itself (those loops are not under test here), and the real admission history the registry records. The
-// real `setpoint` process answers; its text and its -o json are asserted.
+// real `setpoint` process answers, with only the kubeconfig (history through the API server's history
+// subresource, no store access); its text and its -o json are asserted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRegistryServer, type RegistryServer } from '../apiserver/registry/registry-server.js';
 import { cliRunner, type CliRunner } from './helpers/cli-runner.js';
@@ -24,7 +25,6 @@ interface JsonReport {
 describe('setpoint why', () => {
   let s: RegistryServer;
   let cli: CliRunner;
-  let etcd = '';
   const ago = (ms: number): string => new Date(Date.now() - ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
   async function call(method: string, path: string, body?: unknown, contentType = 'application/merge-patch+json'): Promise<Meta> {
@@ -53,7 +53,6 @@ describe('setpoint why', () => {
   beforeAll(async () => {
     s = await startRegistryServer('etcd');
     cli = cliRunner(s);
-    etcd = s.client.endpoints.join(',');
 
     // Deployment web → ReplicaSet web-7d4 → pods web-7d4-a, web-7d4-b (unschedulable), and a third pod the webhook refused.
     const dep = await call('POST', '/apis/apps/v1/namespaces/default/deployments', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template } });
@@ -115,11 +114,13 @@ describe('setpoint why', () => {
     expect(out).toMatch(/ReplicaFailure=True FailedCreate: .*\[\S+ \(\d+s ago\), by replicaset-controller, x7\]$/m);
     expect(out).toMatch(/^ {5}└─ Pod default\/web-7d4-a: Pending, 0\/1 containers ready \(not converged\) — and 1 more alike: web-7d4-b$/m);
     expect(out).toMatch(/PodScheduled=False Unschedulable: 0\/3 nodes .*by default-scheduler, x4\]$/m);
-    expect(out).toContain('(admission history not read: pass --etcd-servers');
+    // The history comes through the API server's history subresource: no store address is needed.
+    expect(out).not.toContain('admission history not read');
+    expect(out).toMatch(/· spec mutated by the system on CREATE by admin: defaulting \(defaults\)/);
   });
 
   it('says which defaulter changed which fields, from the registry\'s history records', async () => {
-    const out = await cli.ok('why', 'pod/web-7d4-a', '--etcd-servers', etcd);
+    const out = await cli.ok('why', 'pod/web-7d4-a');
     const mutated = out.split('\n').find((l) => l.includes('spec mutated by the system')) ?? '';
     expect(mutated).toMatch(/^ {3}· spec mutated by the system on CREATE by admin: defaulting \(defaults\) set [^;]*spec\.restartPolicy/);
     // The admission chain's own records: which built-in plugin set which field.
@@ -130,13 +131,13 @@ describe('setpoint why', () => {
   });
 
   it('names the stale status: observedGeneration behind generation, with when the spec changed', async () => {
-    const out = await cli.ok('why', 'deploy/api', '--etcd-servers', etcd);
+    const out = await cli.ok('why', 'deploy/api');
     expect(out.split('\n')[0]).toBe('Deployment default/api is not converging (1/2 available, 1 updated, 1 total), because:');
     expect(out).toMatch(/! status is stale: observedGeneration 1 < generation 2: the deployment controller has not acted on the latest spec change \(spec last written \S+Z\)/);
   });
 
   it('blames a running pod\'s node when its Ready condition is no longer renewed, and shows a refused write', async () => {
-    const out = await cli.ok('why', 'pod/db', '--etcd-servers', etcd);
+    const out = await cli.ok('why', 'pod/db');
     expect(out.split('\n')[0]).toBe('Pod default/db is not converging (Running, 0/1 containers ready), because:');
     expect(out).toMatch(/✗ Node n1: Ready=True is stale: not renewed for 1\d\ds \(grace 40s\): the node agent stopped reporting/);
     expect(out).toMatch(/✗ UPDATE refused: Pod "db" is invalid: metadata\.labels: Invalid value: "-bad-".*by admin\]$/m);
@@ -151,7 +152,7 @@ describe('setpoint why', () => {
   });
 
   it('answers -o json for machines', async () => {
-    const r = JSON.parse(await cli.ok('why', 'deployment/web', '-o', 'json', '--etcd-servers', etcd)) as JsonReport;
+    const r = JSON.parse(await cli.ok('why', 'deployment/web', '-o', 'json')) as JsonReport;
     expect(r.converged).toBe(false);
     expect(r.historyRead).toBe(true);
     expect(r.causes.map((c) => [c.ref.kind, c.ref.name, c.alike, c.finding.source, c.finding.evidence.who])).toEqual([
@@ -171,5 +172,27 @@ describe('setpoint why', () => {
     expect(missing.stderr).toBe('Error from server (NotFound): pods "nope" not found\n');
     const bad = await cli.run(['why', 'web']);
     expect(bad.stderr).toMatch(/^error: arguments in resource\/name form are required/);
+  });
+});
+
+describe('setpoint why on an API server without the history subresource', () => {
+  let s: RegistryServer;
+  beforeAll(async () => {
+    s = await startRegistryServer('etcd', '/registry', {}, { historySubresource: false });
+  }, 60_000);
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('still answers, and says the history was not read', async () => {
+    const made = await s.call('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    expect(made.status, made.body).toBe(201);
+    const cli = cliRunner(s);
+    const out = await cli.ok('why', 'pod/p');
+    expect(out.split('\n')[0]).toMatch(/^Pod default\/p is not converging \(Pending/);
+    expect(out).toContain('(admission history not read: the API server did not serve the history subresource');
+    expect(out).not.toContain('spec mutated by the system');
+    const r = JSON.parse(await cli.ok('why', 'pod/p', '-o', 'json')) as JsonReport;
+    expect(r.historyRead).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { StatusError, statuses, type GroupResource } from '../status.js';
 import { create } from './create.js';
 import { deleteCollection, deleteOne } from './delete.js';
 import { fencingGuard } from './fencing.js';
+import { serveHistory } from './history-subresource.js';
 import { HistoryWriter, historyKey, type HistoryEntry } from './history.js';
 import { asStatusError } from './registry-errors.js';
 import { ResponseWarnings } from './response-warnings.js';
@@ -108,6 +109,10 @@ export class GenericStore implements ResourceHandler {
       const sub = info.subresource;
       if (sub === 'scale' || sub === 'binding' || sub === 'eviction' || sub === 'finalize') {
         await serveSubresource(this, req, res);
+        return;
+      }
+      if (sub === 'history') {
+        await serveHistory(this, req, res);
         return;
       }
       if (sub === 'log' && this.groupResource.group === '' && this.groupResource.resource === 'pods') {

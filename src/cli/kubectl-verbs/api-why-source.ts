@@ -1,10 +1,10 @@
-// `why`'s view of the cluster through the API server (objects, owned objects, events) and, when the store's
-// address is given, of the admission history the API server keeps beside each object in the store.
-import { isNotFound } from '../../client/api-status-error.js';
+// `why`'s view of the cluster, all of it through the API server with the kubeconfig's credentials: objects,
+// owned objects, events, and each object's admission history from its `history` subresource.
+import { isApiStatusError, isNotFound } from '../../client/api-status-error.js';
 import type { KubeObject } from '../../client/kube-object.js';
 import type { ResourceType } from '../../client/resource-client.js';
 import { DEPLOYMENTS, LEASES, NODES, PODS, REPLICASETS } from '../../client/resource-types.js';
-import type { EtcdHistoryReader } from '../../why/etcd-history-reader.js';
+import { HISTORY_SUBRESOURCE, historyEntriesOf } from '../../why/history-list.js';
 import type { HistoryEntry, WhySource } from '../../why/why-source.js';
 import type { CliContext } from './cli-context.js';
 import { eventsFor } from './describe-verb.js';
@@ -22,16 +22,18 @@ export class ApiWhySource implements WhySource {
     ['Node', NODES],
   ]);
 
+  /** False once the server showed it does not serve history to us (an older server, or Forbidden). */
+  private historyServed = true;
+
   constructor(
     private readonly ctx: CliContext,
-    private readonly reader: EtcdHistoryReader | undefined,
     target: ResourceType,
   ) {
     this.types.set(target.kind, target);
   }
 
   get historyAvailable(): boolean {
-    return this.reader !== undefined;
+    return this.historyServed;
   }
 
   now(): number {
@@ -75,8 +77,19 @@ export class ApiWhySource implements WhySource {
   }
 
   async history(kind: string, namespace: string, name: string): Promise<HistoryEntry[] | undefined> {
-    if (!this.reader) return undefined;
+    if (!this.historyServed) return undefined;
     const t = this.type(kind);
-    return this.reader.read(t.resource, t.namespaced ? namespace : '', name);
+    const client = this.ctx.client(t);
+    try {
+      return historyEntriesOf(await client.rest.request<unknown>({ path: client.path(t.namespaced ? namespace : '', name, HISTORY_SUBRESOURCE) }));
+    } catch (e) {
+      // The object's own 404 names it (none recorded); a bare 404 is a server without the subresource.
+      if (isNotFound(e) && isApiStatusError(e) && (e.details?.name ?? '') !== '') return [];
+      if (isNotFound(e) || isApiStatusError(e, 'Forbidden') || isApiStatusError(e, 'MethodNotAllowed')) {
+        this.historyServed = false;
+        return undefined;
+      }
+      throw e;
+    }
   }
 }

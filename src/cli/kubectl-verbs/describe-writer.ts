@@ -3,7 +3,8 @@
 // line, RFC 1123 times, conditions, the pod template's containers, and the object's events at the bottom.
 import type { KubeObject } from '../../client/kube-object.js';
 import { DESCRIBE_TABS, tabulate } from './tab-writer.js';
-import { eventAge, eventSource, sortEvents, type EventObject } from './event-facts.js';
+import { eventSource, sortEvents, type EventObject } from '../../client/event-facts.js';
+import { eventAge } from './event-age.js';
 
 export type Obj = Record<string, unknown>;
 

@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { EVENTS } from '../../client/resource-types.js';
 import { addClientFlags, out, runVerb, type ClientFlags } from './cli-context.js';
 import { CliError } from './cli-error.js';
-import { eventAge, eventObjectRef, sortEvents, type EventObject } from './event-facts.js';
+import { eventObjectRef, sortEvents, type EventObject } from '../../client/event-facts.js';
+import { eventAge } from './event-age.js';
 import { alignColumns } from './printers.js';
 
 interface EventsFlags extends ClientFlags {

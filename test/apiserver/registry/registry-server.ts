@@ -7,7 +7,6 @@ import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
 import type { EtcdClient } from '../../../src/etcd-client/etcd-client.js';
 import type { AdmissionOptions } from '../../../src/apiserver/admission/default-admission.js';
 import { ApiRegistry } from '../../../src/apiserver/registry/api-registry.js';
-import { ALL_STRATEGIES } from '../../../src/apiserver/registry/kinds/all-kinds.js';
 import type { ResourceHandler } from '../../../src/apiserver/handler.js';
 import { statuses } from '../../../src/apiserver/status.js';
 import { StoreTestCluster, type StoreKind } from '../../etcd-client/helpers/store-cluster.js';
@@ -29,8 +28,13 @@ export interface RegistryServer {
   stop(): Promise<void>;
 }
 
+export interface RegistryServerOptions {
+  /** False: route and discover the kinds without their `history` subresource, as a server that lacks it. */
+  readonly historySubresource?: boolean;
+}
+
 /** The registry as `setpoint apiserver` runs it: the default admission chain (with `admission`'s options). */
-export async function startRegistryServer(kind: StoreKind, prefix = '/registry', admission: AdmissionOptions = {}): Promise<RegistryServer> {
+export async function startRegistryServer(kind: StoreKind, prefix = '/registry', admission: AdmissionOptions = {}, opts: RegistryServerOptions = {}): Promise<RegistryServer> {
   const cluster = await StoreTestCluster.start(kind);
   let api: ApiRegistry | undefined;
   let ts: TestServer | undefined;
@@ -47,7 +51,9 @@ export async function startRegistryServer(kind: StoreKind, prefix = '/registry',
         return store.serve(req, res);
       },
     };
-    const server = await startTestServer({ handler, descriptors: ALL_STRATEGIES.map((s) => s.descriptor), deps: { openapi: made.openapi('v1.32.0') } });
+    const served = made.registry.all().map((r) => r.descriptor);
+    const descriptors = opts.historySubresource === false ? served.map((d) => ({ ...d, subresources: d.subresources.filter((x) => x.name !== 'history') })) : served;
+    const server = await startTestServer({ handler, descriptors, deps: { openapi: made.openapi('v1.32.0') } });
     ts = server;
     const call: RegistryServer['call'] = (method, path, body, headers = {}) => {
       const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);

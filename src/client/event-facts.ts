@@ -1,8 +1,7 @@
-// The parts of a core/v1 Event the CLI shows (`events`, `describe`, `why`), and kubectl's readings of them:
-// when it was last seen (series, lastTimestamp, eventTime), who reported it, and the age column
-// `5m (x3 over 10m)`.
-import type { KubeObject } from '../../client/kube-object.js';
-import { humanAge } from '../../apiserver/registry/table.js';
+// The parts of a core/v1 Event its readers use (the CLI's `events` and `describe`, and `why`), and kubectl's
+// readings of them: when it was last seen (series, lastTimestamp, eventTime) and who reported it. The age
+// column, a display matter, is the CLI's (src/cli/kubectl-verbs/event-age.ts).
+import type { KubeObject } from './kube-object.js';
 
 export interface EventObject extends KubeObject {
   involvedObject?: { kind?: string; name?: string; namespace?: string; uid?: string; apiVersion?: string };
@@ -28,14 +27,6 @@ export function eventTimeMs(e: EventObject): number {
 
 export function sortEvents<T extends EventObject>(events: readonly T[]): T[] {
   return [...events].sort((a, b) => eventTimeMs(a) - eventTimeMs(b));
-}
-
-/** kubectl's age of an event: `10s`, or `2m (x4 over 10m)` when it repeated. */
-export function eventAge(e: EventObject, now: number): string {
-  if (e.series && (e.series.count ?? 0) > 1) return `${humanAge(e.series.lastObservedTime, now)} (x${e.series.count ?? 0} over ${humanAge(e.eventTime, now)})`;
-  if ((e.count ?? 0) > 1) return `${humanAge(e.lastTimestamp, now)} (x${e.count ?? 0} over ${humanAge(e.firstTimestamp, now)})`;
-  const first = e.firstTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp;
-  return humanAge(first, now);
 }
 
 /** kubectl's "From": the source component (", host" when known), else the reporting controller. */
