@@ -53,6 +53,7 @@ describe.each(STORE_KINDS)('the API server on %s', (kind) => {
   let store: StoreTestCluster;
   let api: ApiServerProcess;
   let rest: RestClient;
+  let second: ApiServerProcess | undefined;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'api-concurrency-'));
     store = await StoreTestCluster.start(kind);
@@ -61,6 +62,7 @@ describe.each(STORE_KINDS)('the API server on %s', (kind) => {
   }, 120_000);
   afterAll(async () => {
     rest?.close();
+    await second?.stop();
     await api?.stop();
     await store?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -91,20 +93,28 @@ describe.each(STORE_KINDS)('the API server on %s', (kind) => {
   it('SIGKILL under load: no partial object, and a resumed watch sees every value once, in order', async () => {
     const cms = new ResourceClient(rest, CONFIGMAPS);
     const created = await cms.create({ metadata: { name: 'crash', namespace: 'default', annotations: { [ANNOTATION]: '0' } }, data: { payload: 'x'.repeat(4096) } });
-    // The watcher: resumes from its last resourceVersion whenever its stream ends.
+    // A second API server on the same store, as in any HA control plane: the watcher starts on the first and,
+    // when its stream ends, resumes from its last resourceVersion on the other. (A restarted API server's
+    // watch cache starts at the store's current revision, so a watcher resuming there from an older one gets
+    // a 410 and relists, as in Kubernetes.)
+    second = await startApiServerProcess({ dir, name: 'apiserver-2', etcdServers: store.endpoints() });
+    const secondRest = new RestClient({ ...second.clientConfig, timeoutMs: 5000 });
+    const watchVia = [cms, new ResourceClient(secondRest, CONFIGMAPS)];
+    let via = 0;
     const seen: number[] = [];
     let lastRv = created.metadata?.resourceVersion ?? '';
     const ac = new AbortController();
     const watcher = (async () => {
       while (!ac.signal.aborted) {
         try {
-          for await (const ev of cms.watch('default', { fieldSelector: 'metadata.name=crash', resourceVersion: lastRv, signal: ac.signal })) {
+          for await (const ev of watchVia[via % 2]!.watch('default', { fieldSelector: 'metadata.name=crash', resourceVersion: lastRv, signal: ac.signal })) {
             if (ev.type === 'MODIFIED') seen.push(countOf(ev.object));
             lastRv = ev.object.metadata?.resourceVersion ?? lastRv;
           }
         } catch {
           await new Promise((r) => setTimeout(r, 100));
         }
+        via++;
       }
     })();
     let stop = false;
@@ -133,6 +143,7 @@ describe.each(STORE_KINDS)('the API server on %s', (kind) => {
     await waitFor('the watcher to catch up', () => seen.at(-1) === total, { timeoutMs: 30_000, detail: () => `last seen ${seen.at(-1)}, want ${total}` });
     ac.abort();
     await watcher;
+    secondRest.close();
     expect(seen).toEqual(Array.from({ length: total }, (_, i) => i + 1));
   }, 180_000);
 });
