@@ -7,11 +7,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
 import { stopAdoptedPods } from '../agent/stop-pods.js';
-import { writeFileAtomic } from '../apiserver/pki/cert-dir.js';
-import { issueClientCert, type KeyPair } from '../apiserver/pki/certificates.js';
-import { renderKubeconfig } from '../apiserver/pki/kubeconfig.js';
+import { readCertDirCa } from '../apiserver/pki/cert-dir.js';
+import { writeClientKubeconfig } from '../apiserver/pki/kubeconfig.js';
 import { readyz } from '../harness/kinds/apiserver.js';
 import { ManagedProcess } from '../harness/managed-process.js';
 import { setpointMain } from '../harness/setpoint-main.js';
@@ -31,20 +29,6 @@ const MEMBERS = [
 
 const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m'];
 const RESET = '\x1b[0m';
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
-
-/** The admin kubeconfig with one context per API server (`setpoint` is the first). */
-function adminKubeconfig(caPem: string, admin: KeyPair): string {
-  const names = MEMBERS.map((m, i) => (i === 0 ? 'setpoint' : `setpoint-${i + 1}`));
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: MEMBERS.map((m, i) => ({ name: names[i], cluster: { server: `https://127.0.0.1:${m.api}`, 'certificate-authority-data': b64(caPem) } })),
-    users: [{ name: 'admin', user: { 'client-certificate-data': b64(admin.certPem), 'client-key-data': b64(admin.keyPem) } }],
-    contexts: names.map((n) => ({ name: n, context: { cluster: n, user: 'admin' } })),
-    'current-context': 'setpoint',
-  });
-}
 
 async function up(o: UpOptions): Promise<void> {
   const dataDir = resolve(o.dataDir);
@@ -114,17 +98,17 @@ async function up(o: UpOptions): Promise<void> {
   console.log(`setpoint up: three control-plane members and their nodes on this machine (state in ${dataDir}, logs in ${join(dataDir, 'logs')}) …`);
   const caFile = join(pki, 'ca.crt');
   await waitFor('an API server to be ready', async () => existsSync(caFile) && (await readyz(MEMBERS[0].api, readFileSync(caFile, 'utf8'))) === 200, { timeoutMs: 180_000, intervalMs: 250 });
-  const ca: KeyPair = { certPem: readFileSync(caFile, 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8') };
+  const ca = readCertDirCa(pki);
   const kubeconfig = join(dataDir, 'kubeconfig');
-  if (!existsSync(kubeconfig)) await writeFileAtomic(kubeconfig, adminKubeconfig(ca.certPem, await issueClientCert(ca, { user: 'admin', groups: ['system:masters'] })), 0o600);
+  // The admin kubeconfig: one context per API server (`setpoint`, `setpoint-2`, `setpoint-3`).
+  if (!existsSync(kubeconfig)) await writeClientKubeconfig(kubeconfig, ca, { server: MEMBERS.map((m) => `https://127.0.0.1:${m.api}`), user: 'admin', groups: ['system:masters'] });
 
   for (const [i, m] of MEMBERS.entries()) {
     const root = join(dataDir, 'agents', m.node);
     mkdirSync(root, { recursive: true });
     const kc = join(root, 'kubeconfig');
     if (!existsSync(kc)) {
-      const node = await issueClientCert(ca, { user: `system:node:${m.node}`, groups: ['system:nodes'] });
-      await writeFileAtomic(kc, renderKubeconfig({ server: `https://127.0.0.1:${m.api}`, caPem: ca.certPem, userName: `system:node:${m.node}`, clientCertPem: node.certPem, clientKeyPem: node.keyPem }), 0o600);
+      await writeClientKubeconfig(kc, ca, { server: `https://127.0.0.1:${m.api}`, user: `system:node:${m.node}`, groups: ['system:nodes'] });
     }
     run(m.node, ['agent', `--kubeconfig=${kc}`, `--node-name=${m.node}`, `--root-dir=${root}`, `--port=${m.agentPort}`, `--pod-cidr=127.1.${i + 1}.0/24`], COLORS[i] ?? '');
   }

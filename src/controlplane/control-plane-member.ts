@@ -7,9 +7,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { issueClientCert, type KeyPair } from '../apiserver/pki/certificates.js';
-import { renderKubeconfig } from '../apiserver/pki/kubeconfig.js';
-import { writeFileAtomic } from '../apiserver/pki/cert-dir.js';
+import { writeClientKubeconfig } from '../apiserver/pki/kubeconfig.js';
+import { readCertDirCa } from '../apiserver/pki/cert-dir.js';
 import { MEMBER_NODE_FLAGS } from '../cli/member-node-flags.js';
 import { readyz } from '../harness/kinds/apiserver.js';
 import { setpointMain } from '../harness/setpoint-main.js';
@@ -76,14 +75,13 @@ export class ControlPlaneMember {
       timeoutMs: 120_000,
       intervalMs: 200,
     });
-    const ca: KeyPair = { certPem: readFileSync(caCert, 'utf8'), keyPem: readFileSync(join(this.certDir, 'ca.key'), 'utf8') };
+    const ca = readCertDirCa(this.certDir);
     const kubeconfigs = join(o.dataDir, 'kubeconfigs');
     mkdirSync(kubeconfigs, { recursive: true });
     const server = `https://127.0.0.1:${o.securePort}`;
     const write = async (file: string, user: string): Promise<string> => {
-      const pair = await issueClientCert(ca, { user });
       const path = join(kubeconfigs, file);
-      await writeFileAtomic(path, renderKubeconfig({ server, caPem: ca.certPem, userName: user, clientCertPem: pair.certPem, clientKeyPem: pair.keyPem }), 0o600);
+      await writeClientKubeconfig(path, ca, { server, user });
       return path;
     };
     const schedulerKc = await write('scheduler.kubeconfig', 'system:kube-scheduler');

@@ -2,10 +2,11 @@
 // cluster CA it made, an admin client certificate (system:masters) and a kubeconfig holding both, so
 // kubectl, @kubernetes/client-node and Setpoint's own client and commands can all be pointed at it.
 // stop() kills it (SIGKILL unless told otherwise); the directory is the caller's.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { issueClientCert, type KeyPair } from '../apiserver/pki/certificates.js';
-import { renderKubeconfig } from '../apiserver/pki/kubeconfig.js';
+import { readCertDirCa } from '../apiserver/pki/cert-dir.js';
+import type { KeyPair } from '../apiserver/pki/certificates.js';
+import { writeClientKubeconfig } from '../apiserver/pki/kubeconfig.js';
 import type { RestClientConfig } from '../client/rest-client.js';
 import { apiServerKind, type ApiServerSpec } from './kinds/apiserver.js';
 import type { ManagedProcess } from './managed-process.js';
@@ -43,12 +44,11 @@ export async function startApiServerProcess(o: ApiServerProcessOptions): Promise
     { ...o, certDir },
     { name, dir: o.dir, ...(o.port !== undefined ? { ports: { secure: o.port } } : {}), ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) },
   );
-  const caPem = readFileSync(join(certDir, 'ca.crt'), 'utf8');
-  const ca: KeyPair = { certPem: caPem, keyPem: readFileSync(join(certDir, 'ca.key'), 'utf8') };
-  const admin = await issueClientCert(ca, { user: 'admin', groups: ['system:masters'] });
+  const ca = readCertDirCa(certDir);
+  const caPem = ca.certPem;
   const url = `https://127.0.0.1:${ports.secure}`;
   const kubeconfig = join(o.dir, `${name}.kubeconfig`);
-  writeFileSync(kubeconfig, renderKubeconfig({ server: url, caPem, userName: 'admin', clientCertPem: admin.certPem, clientKeyPem: admin.keyPem }), { mode: 0o600 });
+  const admin = await writeClientKubeconfig(kubeconfig, ca, { server: url, user: 'admin', groups: ['system:masters'] });
   return {
     process: proc,
     port: ports.secure,

@@ -4,6 +4,7 @@
 // expired or lacks a name it must now cover. Files are written atomically (temp file, fsync, rename),
 // keys 0600, under a lock file so API servers sharing a directory agree on one CA.
 import { constants } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +16,11 @@ export const CERT_DIR_FILES = {
   servingCert: 'apiserver.crt',
   servingKey: 'apiserver.key',
 } as const;
+
+/** The cluster CA an API server made in its --cert-dir. */
+export function readCertDirCa(certDir: string): KeyPair {
+  return { certPem: readFileSync(join(certDir, CERT_DIR_FILES.caCert), 'utf8'), keyPem: readFileSync(join(certDir, CERT_DIR_FILES.caKey), 'utf8') };
+}
 
 /** A serving certificate this close to expiry is reissued at start. */
 const RENEW_MARGIN_MS = 30 * 86_400_000;
