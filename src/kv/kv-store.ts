@@ -32,7 +32,7 @@ import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
 import { DEFAULT_MAX_TXN_OPS, checkPut, checkRange, checkTxn, putCost } from './txn-check.js';
 import { Lessor } from './lessor.js';
-import type { LeaseTimeToLive } from './lessor.js';
+import { LeaseClocks } from './lease-clocks.js';
 import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
 import { SLICE_BUDGET_MS, SLICE_ITEMS, runNow, runSliced, sortSliced } from './sliced.js';
 import type { Sliced } from './sliced.js';
@@ -101,7 +101,7 @@ interface WriteTxn {
   cost: number;
 }
 
-export class KvStore {
+export class KvStore extends LeaseClocks {
   /** Replaced whole when a snapshot is installed (load() builds the new one aside). */
   private index = newKeyIndexTree();
   /** Revision of the last write transaction that changed something; 1 for an empty store. */
@@ -114,7 +114,7 @@ export class KvStore {
   noSpaceAlarm = false;
   /** The cluster's alarms as applied from the log; kept in the backend like etcd's alarm bucket. */
   alarms: readonly StoredAlarm[] = [];
-  private readonly lessor: Lessor;
+  protected readonly lessor: Lessor;
   private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean; readonly sliced: SlicedCommitListener | undefined }[] = [];
   private readonly quota: number;
   private readonly maxTxnOps: number;
@@ -125,6 +125,7 @@ export class KvStore {
     private readonly backend: Backend,
     opts: KvStoreOptions,
   ) {
+    super();
     this.quota = opts.quotaBackendBytes && opts.quotaBackendBytes > 0 ? opts.quotaBackendBytes : DEFAULT_QUOTA_BYTES;
     this.maxTxnOps = opts.maxTxnOps ?? DEFAULT_MAX_TXN_OPS;
     this.lessor = new Lessor(opts.minLeaseTtl ?? 2, opts.now ?? Date.now);
@@ -847,35 +848,7 @@ export class KvStore {
   }
 
   // ---- leases ----
-  // The lessor is the store's own: members ask these, so that what lives in the store is changed only here.
-
-  /** This member became leader: it runs the lease clocks, every lease extended by `extendMs`. */
-  leasePromote(extendMs: number): void {
-    this.lessor.promote(extendMs);
-  }
-
-  /** This member stopped leading: lease clocks stop until it leads again. */
-  leaseDemote(): void {
-    this.lessor.demote();
-  }
-
-  /** A keep-alive on the leader: the lease's TTL (0 when there is no such lease). */
-  leaseRenew(id: string): number {
-    return this.lessor.renew(id);
-  }
-
-  leaseTimeToLive(id: string, withKeys: boolean): LeaseTimeToLive {
-    return this.lessor.timeToLive(id, withKeys);
-  }
-
-  leaseList(): string[] {
-    return this.lessor.list();
-  }
-
-  /** Leader only: up to `limit` leases whose time is up, to be revoked through Raft. */
-  expiredLeases(limit?: number): string[] {
-    return this.lessor.expired(limit);
-  }
+  // The lessor is the store's own: members ask these (and LeaseClocks' clocks), so what lives in the store is changed only here.
 
   /** Applies a LeaseGrant. */
   leaseGrant(id: string, ttl: number, consistentIndex?: number): { id: string; ttl: number } {

@@ -8,7 +8,7 @@ import type { KvStore } from '../../kv/kv-store.js';
 import type { PutRequest, PutResponse } from '../../kv/types.js';
 import type { ApplyStore } from '../../server/member/applier.js';
 import type { LeaseStore } from '../../server/member/leases.js';
-import type { LeaseTimeToLive } from '../../kv/lessor.js';
+import { LeaseClocks } from '../../kv/lease-clocks.js';
 import type { KvCell } from '../kv-machine.js';
 import { Lessor } from '../../kv/lessor.js';
 import { etcdError } from '../../kv/errors.js';
@@ -27,7 +27,7 @@ function unsupported(what: string): never {
   throw new Error(`sim: ${what} is not modelled by the member-loop simulation (its workload only puts and reads)`);
 }
 
-export class SimKv implements ApplyStore, LeaseStore {
+export class SimKv extends LeaseClocks implements ApplyStore, LeaseStore {
   /** The bootstrap snapshot (index 1) is applied everywhere. */
   consistentIndex = 1;
   currentRev = 1;
@@ -36,7 +36,7 @@ export class SimKv implements ApplyStore, LeaseStore {
   applyHash = HASH_SEED;
   private readonly cells = new Map<string, KvCell>();
   /** The member's real lessor, on simulated time: only the leader runs its clocks. */
-  private readonly lessor: Lessor;
+  protected readonly lessor: Lessor;
   private readonly leaseOf = new Map<string, string>();
 
   constructor(
@@ -44,6 +44,7 @@ export class SimKv implements ApplyStore, LeaseStore {
     minLeaseTtl: number,
     private readonly observer: LeaseObserver,
   ) {
+    super();
     this.lessor = new Lessor(minLeaseTtl, now);
   }
 
@@ -123,30 +124,6 @@ export class SimKv implements ApplyStore, LeaseStore {
     }
     this.observer.revoked(id);
     return this.currentRev;
-  }
-
-  leasePromote(extendMs: number): void {
-    this.lessor.promote(extendMs);
-  }
-
-  leaseDemote(): void {
-    this.lessor.demote();
-  }
-
-  leaseRenew(id: string): number {
-    return this.lessor.renew(id);
-  }
-
-  leaseTimeToLive(id: string, withKeys: boolean): LeaseTimeToLive {
-    return this.lessor.timeToLive(id, withKeys);
-  }
-
-  leaseList(): string[] {
-    return this.lessor.list();
-  }
-
-  expiredLeases(limit?: number): string[] {
-    return this.lessor.expired(limit);
   }
 
   /** A digest of the contents, to compare replicas once converged. */
