@@ -2,17 +2,8 @@
 // src/api/schema is the authority on the wire format (defaults, validation); these interfaces only type
 // what the runtime touches, with Kubernetes' field names so objects from the API server fit unchanged.
 
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  resourceVersion?: string;
-}
+export type { ObjectMeta } from '../api/object-meta.js';
+import type { ObjectMeta } from '../api/object-meta.js';
 
 export interface KeyToPath {
   key: string;

@@ -1,30 +1,7 @@
 // The object shapes the client reads without knowing a kind: metadata and lists, as the API serves them.
 
-export interface OwnerReference {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly controller?: boolean;
-  readonly blockOwnerDeletion?: boolean;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  managedFields?: unknown[];
-}
+export type { ObjectMeta, OwnerReference } from '../api/object-meta.js';
+import type { ObjectMeta } from '../api/object-meta.js';
 
 export interface KubeObject {
   apiVersion?: string;

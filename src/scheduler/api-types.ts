@@ -3,22 +3,13 @@
 // except through the binding and status subresources.
 
 import type { LabelSelector } from '../api/label-selector.js';
-import type { OwnerReference } from '../client/kube-object.js';
+import type { ObjectMeta as ApiObjectMeta } from '../api/object-meta.js';
 
 export type Labels = Readonly<Record<string, string>>;
 export type ResourceList = Readonly<Record<string, string | number>>;
 
-export interface ObjectMeta {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-  readonly labels?: Labels | null;
-  readonly annotations?: Labels | null;
-  readonly creationTimestamp?: string;
-  readonly deletionTimestamp?: string | null;
-  readonly ownerReferences?: readonly OwnerReference[] | null;
-}
+/** The scheduler reads objects only, and always ones with a name. */
+export type ObjectMeta = Readonly<ApiObjectMeta> & { readonly name: string };
 
 export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 
