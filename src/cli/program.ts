@@ -8,6 +8,7 @@ import { registerClientVerbs } from './kubectl-verbs/register-verbs.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
 import { registerServerCommand } from './server-command.js';
 import { registerSimulateCommand } from './simulate-command.js';
+import { registerSnapshotCommand } from './snapshot-command.js';
 import { registerStoreCommand } from './store-command.js';
 import { registerUpCommand } from './up-command.js';
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerSchedulerCommand(program);
   registerAgentCommand(program);
   registerSimulateCommand(program);
+  registerSnapshotCommand(program);
   registerControllerManagerCommand(program);
   registerClientVerbs(program);
   return program;

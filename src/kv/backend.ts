@@ -18,6 +18,11 @@ export const LEASE_PREFIX = 0x6c; // 'l'
 const FORMAT_KEY = Buffer.from(`${META_PREFIX}format`);
 const FORMAT = 'setpoint-kv/2';
 
+/** The record naming the backend's format, which a full image of the backend (a snapshot) carries. */
+export function formatRecord(): [Buffer, Buffer] {
+  return [FORMAT_KEY, Buffer.from(FORMAT)];
+}
+
 export function metaKey(name: string): Buffer {
   return Buffer.from(`${META_PREFIX}${name}`);
 }

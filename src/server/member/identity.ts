@@ -9,7 +9,10 @@ import type { MemberIdentity } from './membership.js';
 import { NONE } from '../../raft/types.js';
 import { Membership, decodeIdentity, encodeIdentity, memberIdFor } from './membership.js';
 
-export async function initIdentity(cfg: MemberConfig, memberDir: string, storage: DurableRaftStorage): Promise<{ memberId: NodeId; membership: Membership }> {
+/** What deciding a member's identity reads of its configuration (a snapshot restore gives the same). */
+export type IdentityConfig = Pick<MemberConfig, 'name' | 'initialCluster' | 'initialClusterState' | 'initialClusterToken' | 'fetchMembership'>;
+
+export async function initIdentity(cfg: IdentityConfig, memberDir: string, storage: DurableRaftStorage): Promise<{ memberId: NodeId; membership: Membership }> {
   const idFile = join(memberDir, 'identity.json');
   let saved: MemberIdentity | undefined;
   try {
