@@ -147,14 +147,15 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
     if (!names.has('key') || !names.has('meta')) throw new SnapshotImportError(`${path}: not an etcd snapshot (buckets: ${[...names].join(', ') || 'none'})`);
     let batch: [Buffer, Buffer][] = [];
     let batchBytes = 0;
-    const add = (k: Buffer, v: Buffer): Buffer | undefined => {
+    /** Full chunks waiting to be yielded: every add() may complete one. */
+    const ready: Buffer[] = [];
+    const add = (k: Buffer, v: Buffer): void => {
       batch.push([k, v]);
       batchBytes += k.length + v.length;
-      if (batchBytes < CHUNK_BYTES) return undefined;
-      const chunk = pack(batch);
+      if (batchBytes < CHUNK_BYTES) return;
+      ready.push(pack(batch));
       batch = [];
       batchBytes = 0;
-      return chunk;
     };
     const meta = new Map<string, Buffer>([...bolt.bucket('meta')].map(([k, v]) => [k.toString('latin1'), v]));
     const finished = metaRev(meta.get('finishedCompactRev'));
@@ -178,15 +179,15 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
       live.set(key.toString('latin1'), !rev.tombstone);
       if (rev.main > revision) revision = rev.main;
       records++;
-      const chunk = add(revKey(rev.main, rev.sub), record);
-      if (chunk) yield chunk;
+      add(revKey(rev.main, rev.sub), record);
+      yield* ready.splice(0);
     }
     let leases = 0;
     for (const [, v] of bolt.bucket('lease')) {
       const l = fields(v, 'lease bucket');
-      const chunk = add(leaseKey(int(l, 1).toString()), leaseValue(Number(int(l, 2))));
+      add(leaseKey(int(l, 1).toString()), leaseValue(Number(int(l, 2))));
       leases++;
-      if (chunk) yield chunk;
+      yield* ready.splice(0);
     }
     revision = Math.max(revision, scheduled);
     add(...formatRecord());
@@ -197,6 +198,7 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
       // A compaction etcd had scheduled but not finished is finished by the store when it opens.
       add(metaKey('compactDone'), pack(finished));
     }
+    yield* ready.splice(0);
     if (batch.length > 0) yield pack(batch);
     const notImported = ['authUsers', 'authRoles'].filter((b) => names.has(b) && !bolt.bucket(b).next().done);
     summary.value = {

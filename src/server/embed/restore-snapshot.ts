@@ -54,7 +54,8 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoreResult>
   const mine = initialCluster.get(o.name);
   if (!mine) throw new RestoreError(`couldn't find local name "${o.name}" in the initial cluster configuration`);
   if (!o.initialAdvertisePeerUrls.every((u) => mine.includes(u))) {
-    throw new RestoreError(`--initial-cluster has ${o.name}=${mine.join(',')} but --initial-advertise-peer-urls is ${o.initialAdvertisePeerUrls.join(',')}: they must match`);
+    const adv = o.initialAdvertisePeerUrls.join(',');
+    throw new RestoreError(`--initial-cluster has ${o.name}=${mine.join(',')} but missing from --initial-advertise-peer-urls=${adv} (resolved urls: "${adv}" != "${mine.join(',')}")`);
   }
   mkdirSync(dirname(target), { recursive: true });
   const tmp = `${target}.restoring-${process.pid}`;
