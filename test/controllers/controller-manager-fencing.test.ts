@@ -16,18 +16,11 @@ import { RestClient } from '../../src/client/rest-client.js';
 import type { Pod, ReplicaSet } from '../../src/controllers/apps-types.js';
 import { startApiServerProcess, type ApiServerProcess } from '../../src/harness/apiserver-process.js';
 import { HoldProxy } from '../../src/harness/hold-proxy.js';
-import { controllerManagerKind } from '../../src/harness/kinds/controller-manager.js';
-import type { ManagedProcess } from '../../src/harness/managed-process.js';
-import { startProcess } from '../../src/harness/process-kind.js';
+import { startLeaderElected, type LeaderElectedProcess } from '../../src/harness/kinds/leader-elected-process.js';
 import { waitFor } from '../../src/harness/wait.js';
 import { StoreTestCluster } from '../etcd-client/helpers/store-cluster.js';
 
-interface Manager {
-  readonly name: string;
-  readonly proc: ManagedProcess;
-  readonly lines: Record<string, unknown>[];
-  readonly identity: string;
-}
+type Manager = LeaderElectedProcess;
 
 const NS = 'default';
 const LEASE = 'fenced-controller-manager';
@@ -55,20 +48,9 @@ describe('controller manager fencing', () => {
   }, 60_000);
 
   async function startManager(name: string, kubeconfig: string): Promise<Manager> {
-    const lines: Record<string, unknown>[] = [];
-    const onLine = (line: string): void => {
-      try {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        lines.push({ msg: line });
-      }
-    };
     // A renew deadline long enough that the leader still leads when it is paused.
     const flags = ['--log-level=debug', '--controllers=replicaset', `--leader-elect-resource-name=${LEASE}`, '--leader-elect-lease-duration=6s', '--leader-elect-renew-deadline=5s', '--leader-elect-retry-period=500ms'];
-    const synced = (): boolean => lines.some((l) => l.msg === 'caches synced');
-    const { process: proc } = await startProcess(controllerManagerKind, { kubeconfig, flags, synced }, { name, dir, output: { onLine } });
-    const identity = String(lines.find((l) => l.msg === 'starting the controller manager')?.identity ?? '');
-    const m = { name, proc, lines, identity };
+    const m = await startLeaderElected('controller-manager', { name, dir, kubeconfig, flags });
     running.push(m);
     return m;
   }

@@ -21,19 +21,12 @@ import { RestClient } from '../../src/client/rest-client.js';
 import { renderKubeconfig } from '../../src/apiserver/pki/kubeconfig.js';
 import { startApiServerProcess, type ApiServerProcess } from '../../src/harness/apiserver-process.js';
 import { HoldProxy } from '../../src/harness/hold-proxy.js';
-import { schedulerKind } from '../../src/harness/kinds/scheduler.js';
-import type { ManagedProcess } from '../../src/harness/managed-process.js';
-import { startProcess } from '../../src/harness/process-kind.js';
+import { startLeaderElected, type LeaderElectedProcess } from '../../src/harness/kinds/leader-elected-process.js';
 import { setpointMain } from '../../src/harness/setpoint-main.js';
 import { waitFor } from '../../src/harness/wait.js';
 import { StoreTestCluster } from '../etcd-client/helpers/store-cluster.js';
 
-interface Sched {
-  readonly name: string;
-  readonly proc: ManagedProcess;
-  readonly lines: Record<string, unknown>[];
-  readonly identity: string;
-}
+type Sched = LeaderElectedProcess;
 
 const IMPOSSIBLE_MESSAGE =
   '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.';
@@ -83,18 +76,7 @@ describe('setpoint scheduler processes', () => {
   }, 60_000);
 
   async function startScheduler(name: string, flags: readonly string[], kubeconfig = api.kubeconfig): Promise<Sched> {
-    const lines: Record<string, unknown>[] = [];
-    const onLine = (line: string): void => {
-      try {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        lines.push({ msg: line });
-      }
-    };
-    const synced = (): boolean => lines.some((l) => l.msg === 'caches synced');
-    const { process: proc } = await startProcess(schedulerKind, { kubeconfig, flags: ['--log-level=debug', ...flags], synced }, { name, dir, output: { onLine } });
-    const identity = String(lines.find((l) => l.msg === 'starting the scheduler')?.identity ?? '');
-    const s = { name, proc, lines, identity };
+    const s = await startLeaderElected('scheduler', { name, dir, kubeconfig, flags: ['--log-level=debug', ...flags] });
     running.push(s);
     return s;
   }
