@@ -1,4 +1,4 @@
-// Node lifecycle and taint-based eviction against a real API server, with short grace periods: a node
+// Node lifecycle and taint-based eviction against a real API server (on etcd 3.4 and on Setpoint's store), with short grace periods: a node
 // that stops renewing its Lease goes Ready=Unknown with the unreachable taints, its pods go Ready=False,
 // pods with tolerationSeconds 0 are deleted at once, pods with a few seconds after them, pods that
 // tolerate the taint forever stay; a heartbeat again removes the taints; --node-eviction-rate holds back
@@ -12,14 +12,16 @@ import type { NodeObject, PodObject } from '../../src/controllers/node-lifecycle
 import { taintEvictionFactory } from '../../src/controllers/node-lifecycle/taint-eviction-controller.js';
 import { findCondition, rfc3339Seconds } from '../../src/controllers/status-conditions.js';
 import { waitFor } from '../../src/harness/wait.js';
+import { STORE_KINDS } from '../etcd-client/helpers/store-cluster.js';
 import { startControllerHarness, type ControllerHarness } from './controller-harness.js';
 
 const GRACE_MS = 1500;
 
-describe('node lifecycle', () => {
+// The full lifecycle on both stores; the eviction-rate case (pure controller logic) on etcd 3.4 only.
+describe.each(STORE_KINDS)('node lifecycle on %s', (store) => {
   let h: ControllerHarness;
   beforeAll(async () => {
-    h = await startControllerHarness();
+    h = await startControllerHarness({ store });
     h.start(nodeLifecycleFactory({ ...DEFAULT_LIFECYCLE_OPTIONS, nodeMonitorGracePeriodMs: GRACE_MS, nodeStartupGracePeriodMs: GRACE_MS, nodeEvictionRate: 1000 }), taintEvictionFactory);
   });
   afterAll(async () => {

@@ -7,6 +7,7 @@ import type { PodObject } from '../../src/controllers/node-lifecycle/node-types.
 import { podGcFactory } from '../../src/controllers/pod-gc/pod-gc-controller.js';
 import { planPodGc } from '../../src/controllers/pod-gc/pod-gc-plan.js';
 import { waitFor } from '../../src/harness/wait.js';
+import { STORE_KINDS } from '../etcd-client/helpers/store-cluster.js';
 import { startControllerHarness, type ControllerHarness } from './controller-harness.js';
 
 const p = (name: string, created: string, phase: string, nodeName = '', deleting = false): PodObject => ({
@@ -35,10 +36,10 @@ describe('pod GC plan', () => {
   });
 });
 
-describe('pod GC controller', () => {
+describe.each(STORE_KINDS)('pod GC controller on %s', (store) => {
   let h: ControllerHarness;
   beforeAll(async () => {
-    h = await startControllerHarness();
+    h = await startControllerHarness({ store });
   });
   afterAll(async () => {
     await h?.stop();

@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orUndefined, waitFor } from '../../src/harness/wait.js';
 import { NAMESPACES, SERVICEACCOUNTS } from '../../src/client/resource-types.js';
 import { serviceAccountFactory } from '../../src/controllers/service-account/service-account-controller.js';
+import { STORE_KINDS } from '../etcd-client/helpers/store-cluster.js';
 import { startControllerHarness, type ControllerHarness } from './controller-harness.js';
 
-describe('service account controller', () => {
+describe.each(STORE_KINDS)('service account controller on %s', (store) => {
   let h: ControllerHarness;
   beforeAll(async () => {
-    h = await startControllerHarness();
+    h = await startControllerHarness({ store });
     h.start(serviceAccountFactory);
   });
   afterAll(async () => {
