@@ -98,7 +98,7 @@ describe('the layers of src/server', () => {
   const edges = folderEdges(serverDir, sources(serverDir));
 
   it('finds the folders and their imports', () => {
-    expect(new Set(edges.map((e) => e.from))).toEqual(new Set(['peer', 'grpc', 'v3rpc', 'embed']));
+    expect(new Set(edges.map((e) => e.from))).toEqual(new Set(['peer', 'grpc', 'v3rpc', 'gateway', 'embed']));
   });
 
   it('has no cycle between folders', () => {
@@ -107,23 +107,27 @@ describe('the layers of src/server', () => {
   });
 
   it('http2/ knows no gRPC, no etcd and no member: it imports no other folder', () => {
-    expect(breaking(edges, 'http2', ['grpc', 'v3rpc', 'embed', 'peer', 'member'])).toEqual([]);
+    expect(breaking(edges, 'http2', ['grpc', 'v3rpc', 'gateway', 'embed', 'peer', 'member'])).toEqual([]);
   });
 
   it('grpc/ sits on http2/ alone: no etcd services, no member, no peers, no embedding', () => {
-    expect(breaking(edges, 'grpc', ['v3rpc', 'embed', 'peer', 'member'])).toEqual([]);
+    expect(breaking(edges, 'grpc', ['v3rpc', 'gateway', 'embed', 'peer', 'member'])).toEqual([]);
   });
 
-  it('v3rpc/ never imports embed/ or peer/', () => {
-    expect(breaking(edges, 'v3rpc', ['embed', 'peer'])).toEqual([]);
+  it('v3rpc/ never imports embed/, gateway/ or peer/', () => {
+    expect(breaking(edges, 'v3rpc', ['embed', 'gateway', 'peer'])).toEqual([]);
   });
 
-  it('peer/ never imports the client edge (v3rpc/, embed/)', () => {
-    expect(breaking(edges, 'peer', ['v3rpc', 'embed'])).toEqual([]);
+  it('gateway/ (the JSON gateway) sits beside the gRPC edge: it uses v3rpc/, never embed/, peer/ or member/', () => {
+    expect(breaking(edges, 'gateway', ['embed', 'peer', 'member'])).toEqual([]);
   });
 
-  it('member/ imports none of http2/, grpc/, v3rpc/, peer/, embed/', () => {
-    expect(breaking(edges, 'member', ['http2', 'grpc', 'v3rpc', 'peer', 'embed'])).toEqual([]);
+  it('peer/ never imports the client edge (v3rpc/, gateway/, embed/)', () => {
+    expect(breaking(edges, 'peer', ['v3rpc', 'gateway', 'embed'])).toEqual([]);
+  });
+
+  it('member/ imports none of http2/, grpc/, v3rpc/, gateway/, peer/, embed/', () => {
+    expect(breaking(edges, 'member', ['http2', 'grpc', 'v3rpc', 'gateway', 'peer', 'embed'])).toEqual([]);
   });
 });
 

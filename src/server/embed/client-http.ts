@@ -1,11 +1,12 @@
 // The HTTP/1.1 side of the client port, answering as etcd 3.4 does: GET /health ({"health":"true"}, or
 // {"health":"false"} with 503 when the member has no leader or an alarm is raised), GET /version, and
-// /metrics in Prometheus' text format. Every response carries etcd's CORS headers.
+// /metrics in Prometheus' text format, and etcd's JSON gateway under /v3/ (gateway/gateway.ts). Every response carries etcd's CORS headers.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StoreApi } from '../member/store-api.js';
+import type { GatewayHandler } from '../gateway/gateway.js';
 
 import { SERVER_VERSION } from '../member/maintenance.js';
 
@@ -18,6 +19,8 @@ export interface ClientHttpOptions {
   readonly logger: Logger;
   /** Setpoint's own version, added to /version as "setpoint" when given. */
   readonly setpointVersion?: string;
+  /** etcd's JSON gateway (/v3/…): true when it took the request. */
+  readonly gateway?: GatewayHandler;
 }
 
 function cors(res: ServerResponse): void {
@@ -67,6 +70,7 @@ export function createClientHttp(opts: ClientHttpOptions): Server {
   });
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     cors(res);
+    if (opts.gateway?.(req, res)) return;
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     switch (path) {
       case '/health':

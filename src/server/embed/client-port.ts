@@ -11,6 +11,7 @@ import type { StoreApi } from '../member/store-api.js';
 import type { EtcdMetrics } from './metrics.js';
 import { createEtcdGrpc } from '../v3rpc/etcd-grpc.js';
 import { createClientHttp } from './client-http.js';
+import { createGateway } from '../gateway/gateway.js';
 import { replayIntoSocket, sniff } from '../http2/connection-mux.js';
 import type { ServerConnection } from '../http2/server-connection.js';
 import { serveGrpcFront } from '../grpc/front.js';
@@ -123,6 +124,7 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     registry: opts.metrics.registry,
     logger: opts.logger,
     ...(opts.setpointVersion ? { setpointVersion: opts.setpointVersion } : {}),
+    gateway: createGateway({ methods: grpc.methods, maxReceiveBytes: grpc.maxReceiveBytes, logger: opts.logger }),
   });
   const sockets = new Set<Socket>();
   const fronts = new Set<ServerConnection>();

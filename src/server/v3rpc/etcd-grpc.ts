@@ -3,20 +3,21 @@
 // client port (embed/client-port.ts) hands it HTTP/2 connections through a connection injector, so gRPC and
 // HTTP/1.1 share one port as they do in etcd.
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import type { ChannelOptions } from '@grpc/grpc-js';
+import type { ChannelOptions, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { BidiCore } from '../grpc/bidi.js';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { StoreApi } from '../member/store-api.js';
 import type { Gauge } from 'prom-client';
 import type { GrpcMetrics } from '../grpc/call-metrics.js';
-import type { EdgeContext } from './edge.js';
+import type { EdgeContext, UnaryCore } from './edge.js';
 import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES, bidiCore, unaryCore } from './edge.js';
 import type { FastUnaryMethod } from '../grpc/fast-unary.js';
 import type { FastStreamMethod } from '../grpc/front.js';
 import { assertGrpcJsVersion } from '../grpc/grpc-js-internals.js';
 import { LeaderGuard } from './leader-guard.js';
 import { etcdServiceDefinition, healthServiceDefinition } from './etcd-proto.js';
-import type { ByteCounters } from './etcd-proto.js';
+import type { ByteCounters, EtcdServiceName } from './etcd-proto.js';
 import { kvService } from './kv-service.js';
 import { watchService } from './watch-service.js';
 import { leaseService } from './lease-service.js';
@@ -47,7 +48,17 @@ export interface EtcdGrpc {
   readonly fastStreams: ReadonlyMap<string, FastStreamMethod>;
   /** grpc-js's receive limit, which the fast path applies too. */
   readonly maxReceiveBytes: number;
+  /** Every etcd method with a handler core, by `Service/Method` (KV/Range), for the JSON gateway. */
+  readonly methods: ReadonlyMap<string, EtcdMethod>;
   close(): Promise<void>;
+}
+
+/** One etcd method as another edge (the JSON gateway) runs it: the gRPC codecs and the handler's core. */
+export interface EtcdMethod {
+  readonly deserialize: (buf: Buffer) => unknown;
+  readonly serialize: (res: unknown) => Buffer;
+  readonly unary?: UnaryCore;
+  readonly bidi?: BidiCore;
 }
 
 /**
@@ -100,9 +111,28 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
   const leaseDef = etcdServiceDefinition('Lease', bytes);
   const lease = leaseService(ctx);
   server.addService(leaseDef, lease);
-  server.addService(etcdServiceDefinition('Cluster', bytes), clusterService(ctx));
-  server.addService(etcdServiceDefinition('Maintenance', bytes), maintenanceService(ctx));
-  server.addService(etcdServiceDefinition('Auth', bytes), authService(ctx));
+  const services: [EtcdServiceName, ServiceDefinition, UntypedServiceImplementation][] = [
+    ['KV', kvDef, kv],
+    ['Watch', watchDef, watch],
+    ['Lease', leaseDef, lease],
+    ['Cluster', etcdServiceDefinition('Cluster', bytes), clusterService(ctx)],
+    ['Maintenance', etcdServiceDefinition('Maintenance', bytes), maintenanceService(ctx)],
+    ['Auth', etcdServiceDefinition('Auth', bytes), authService(ctx)],
+  ];
+  const methods = new Map<string, EtcdMethod>();
+  for (const [, def, impl] of services.slice(3)) server.addService(def, impl);
+  for (const [name, def, impl] of services) {
+    for (const [method, m] of Object.entries(def)) {
+      const unaryMethod = unaryCore(impl[method]);
+      const bidiMethod = bidiCore(impl[method]);
+      methods.set(`${name}/${method}`, {
+        deserialize: (buf) => m.requestDeserialize(buf),
+        serialize: (res) => m.responseSerialize(res),
+        ...(unaryMethod ? { unary: unaryMethod } : {}),
+        ...(bidiMethod ? { bidi: bidiMethod } : {}),
+      });
+    }
+  }
   server.addService(healthServiceDefinition(bytes), healthService(ctx));
   // TLS, when configured, is terminated by the client port before the connection gets here.
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
@@ -129,6 +159,7 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
     fastMethods: new Map(fast.map((m) => [m.path, m])),
     fastStreams: new Map(streams.map((m) => [m.path, m])),
     maxReceiveBytes,
+    methods,
     injectConnection: (conn) => {
       conns.add(conn);
       conn.once('close', () => conns.delete(conn));

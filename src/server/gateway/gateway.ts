@@ -1,0 +1,281 @@
+// etcd's JSON gateway on the client port's HTTP/1.1 side: POST /v3/<service>/<call> with a JSON request,
+// answered as etcd 3.4's grpc-gateway answers (json-codec.ts for the shapes; errors as
+// {"error","message","code"} with grpc-gateway's HTTP status for the gRPC code). The calls run the same
+// handler cores the gRPC services run (v3rpc/edge.ts), so admission, size limits and errors are one code
+// path; streams (watch, lease keep-alive) read newline-delimited requests and write {"result":…} lines.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Type } from 'protobufjs';
+import type { EtcdMethod } from '../v3rpc/etcd-grpc.js';
+import type { WireStatus } from '../grpc/wire-status.js';
+import { materialize } from '../grpc/bidi.js';
+import { GATEWAY_PREFIXES, GATEWAY_ROUTES } from './routes.js';
+import type { GatewayRoute } from './routes.js';
+import { JsonBodyError, encodeFromJson, jsonFromEncoded, messageType } from './json-codec.js';
+import { JsonValueSplitter } from './json-stream.js';
+
+export interface GatewayOptions {
+  readonly methods: ReadonlyMap<string, EtcdMethod>;
+  /** gRPC's receive limit (MaxRequestBytes + 512 KiB): a request over it is refused as grpc-go refuses it. */
+  readonly maxReceiveBytes: number;
+  /** Streams (watch, keep-alive) open at once on this port; more are refused with 429. */
+  readonly maxStreams?: number;
+  readonly logger: Logger;
+}
+
+export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+const DEFAULT_MAX_STREAMS = 10_000;
+/** JSON carries bytes as base64 (4/3) and names; a body this many times the gRPC limit is refused unread. */
+const JSON_EXPANSION = 3;
+
+/** grpc-gateway v1's runtime.HTTPStatusFromCode, which etcd 3.4 uses. */
+const HTTP_STATUS: readonly number[] = [200, 408, 500, 400, 504, 404, 409, 403, 429, 412, 409, 400, 501, 500, 503, 500, 401];
+const HTTP_STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout',
+  409: 'Conflict', 412: 'Precondition Failed', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  501: 'Not Implemented', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function httpStatusOf(code: number): number {
+  return HTTP_STATUS[code] ?? 500;
+}
+
+const INVALID_ARGUMENT = 3;
+const RESOURCE_EXHAUSTED = 8;
+
+/** Go's http.Error. */
+function plainError(res: ServerResponse, status: number, text: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(text + '\n');
+}
+
+/** grpc-gateway's DefaultHTTPError body; the trailer grpc-gateway adds from the gRPC trailers. */
+function statusError(res: ServerResponse, s: WireStatus): void {
+  const body = JSON.stringify({ error: s.details, message: s.details, ...(s.code !== 0 ? { code: s.code } : {}) });
+  res.statusCode = httpStatusOf(s.code);
+  res.setHeader('Content-Type', 'application/json');
+  res.end(body);
+}
+
+/** Go's encoding/json message for a body JSON.parse refused, as near as it can be told. */
+function goJsonError(text: string, e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  if (/end of JSON input|Unterminated string/i.test(m) || text.trim() === '') return 'unexpected EOF';
+  const tok = /Unexpected token '?(.)/.exec(m)?.[1] ?? /Unexpected (?:non-whitespace )?character/.exec(m)?.[0];
+  return tok && tok.length === 1 ? `invalid character '${tok}' looking for beginning of value` : m;
+}
+
+/** The metadata grpc-gateway forwards: Authorization, and Grpc-Metadata-* headers without the prefix. */
+function forwardedMetadata(h: IncomingHttpHeaders): IncomingHttpHeaders {
+  const md: IncomingHttpHeaders = {};
+  if (h.authorization !== undefined) md.authorization = h.authorization;
+  for (const [k, v] of Object.entries(h)) if (k.startsWith('grpc-metadata-')) md[k.slice('grpc-metadata-'.length)] = v;
+  return md;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    // An empty body is an empty request (grpc-gateway lets io.EOF through).
+    return text.trim() === '' ? {} : JSON.parse(text);
+  } catch (e) {
+    throw new JsonBodyError(goJsonError(text, e));
+  }
+}
+
+/** The request bytes for one JSON value, refused as gRPC would refuse them. */
+function requestBytes(type: Type, json: unknown, limit: number): Buffer {
+  const buf = encodeFromJson(type, json);
+  if (buf.length > limit) throw new SizeError(`grpc: received message larger than max (${buf.length} vs. ${limit})`);
+  return buf;
+}
+
+class SizeError extends Error {}
+
+function errorStatus(e: unknown): WireStatus | undefined {
+  if (e instanceof JsonBodyError) return { code: INVALID_ARGUMENT, details: e.message };
+  if (e instanceof SizeError) return { code: RESOURCE_EXHAUSTED, details: e.message };
+  return undefined;
+}
+
+interface Resolved {
+  readonly route: GatewayRoute;
+  readonly method: EtcdMethod;
+  readonly reqType: Type;
+  readonly resType: Type;
+}
+
+export function createGateway(opts: GatewayOptions): GatewayHandler {
+  const log = opts.logger.child({ component: 'gateway' });
+  const maxStreams = opts.maxStreams ?? DEFAULT_MAX_STREAMS;
+  const bodyLimit = opts.maxReceiveBytes * JSON_EXPANSION;
+  let openStreams = 0;
+  const resolved = new Map<string, Resolved>();
+  for (const [path, route] of GATEWAY_ROUTES) {
+    const method = opts.methods.get(`${route.service}/${route.method}`);
+    if (!method || !(route.stream ? method.bidi : method.unary)) throw new Error(`gateway: no handler for ${route.service}.${route.method}`);
+    resolved.set(path, {
+      route,
+      method,
+      reqType: messageType(`etcdserverpb.${route.request}`),
+      resType: messageType(`etcdserverpb.${route.response}`),
+    });
+  }
+
+  const toJson = (r: Resolved, res: unknown): Record<string, unknown> => {
+    const buf = Buffer.isBuffer(res) ? res : r.method.serialize(res);
+    return jsonFromEncoded(r.resType, buf);
+  };
+
+  /** Reads the whole body (bounded), then runs the call. */
+  const serveUnary = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
+    const core = r.method.unary;
+    if (!core) return;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (c: Buffer) => {
+      if (refused) return;
+      size += c.length;
+      if (size > bodyLimit) {
+        refused = true;
+        res.setHeader('Connection', 'close');
+        statusError(res, { code: RESOURCE_EXHAUSTED, details: `grpc: received message larger than max (${size} vs. ${opts.maxReceiveBytes})` });
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (refused) return;
+      const t = core.track();
+      let call: unknown;
+      try {
+        const text = Buffer.concat(chunks).toString('utf8');
+        call = r.method.deserialize(requestBytes(r.reqType, parseJson(text), opts.maxReceiveBytes));
+      } catch (e) {
+        const s = errorStatus(e);
+        if (!s) throw e;
+        return statusError(res, s);
+      }
+      t.received();
+      core.run(call, forwardedMetadata(req.headers)).then(
+        (out) => {
+          t.sent();
+          t.done(0);
+          const body = JSON.stringify(toJson(r, out));
+          res.statusCode = 200;
+          res.setHeader('Content-Type', 'application/json');
+          res.setHeader('Grpc-Metadata-Content-Type', 'application/grpc');
+          res.end(body);
+        },
+        (e: unknown) => {
+          const s = core.toStatus(e);
+          t.done(s.code);
+          statusError(res, s);
+        },
+      );
+    });
+  };
+
+  /** A bidi stream over one request and its chunked response. */
+  const serveStream = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
+    const core = r.method.bidi;
+    if (!core) return;
+    if (openStreams >= maxStreams) {
+      statusError(res, { code: RESOURCE_EXHAUSTED, details: `gateway: too many open streams (${maxStreams})` });
+      req.resume();
+      return;
+    }
+    openStreams++;
+    let ended = false;
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Grpc-Metadata-Content-Type', 'application/grpc');
+    res.flushHeaders();
+    const line = (obj: unknown): boolean => res.write(JSON.stringify(obj) + '\n');
+    const finish = (): void => {
+      if (ended) return;
+      ended = true;
+      openStreams--;
+    };
+    // Set before any response is written: the handler starts after admission, a promise later.
+    const room = (): void => call.room();
+    const call = core.open(
+      {
+        write: (msg) => {
+          if (ended) return true;
+          const ok = line({ result: toJson(r, msg) });
+          if (!ok) res.once('drain', room);
+          return ok;
+        },
+        writeEncoded: (m) => {
+          if (ended) return true;
+          const ok = line({ result: jsonFromEncoded(r.resType, materialize(m)) });
+          if (!ok) res.once('drain', room);
+          return ok;
+        },
+        end: (s) => {
+          if (ended) return;
+          // grpc-gateway v1's stream error chunk.
+          if (s.code !== 0) {
+            const http = httpStatusOf(s.code);
+            line({ error: { grpc_code: s.code, http_code: http, message: s.details, http_status: HTTP_STATUS_TEXT[http] ?? '' } });
+          }
+          finish();
+          res.end();
+        },
+      },
+      forwardedMetadata(req.headers),
+    );
+    const splitter = new JsonValueSplitter();
+    let closedSend = false;
+    // As grpc-gateway: the first request that does not decode ends the client's side of the stream.
+    const closeSend = (): void => {
+      if (closedSend) return;
+      closedSend = true;
+      call.halfClose();
+    };
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      if (closedSend) return;
+      for (const text of splitter.push(chunk)) {
+        try {
+          call.request(r.method.deserialize(requestBytes(r.reqType, parseJson(text), opts.maxReceiveBytes)));
+        } catch (e) {
+          if (!errorStatus(e)) throw e;
+          log.debug({ err: (e as Error).message }, 'stream request refused; closing the send side');
+          return closeSend();
+        }
+      }
+      if (splitter.pending > bodyLimit) closeSend();
+    });
+    req.on('end', closeSend);
+    // The client went away: the call is cancelled (its watchers and keep-alives are released).
+    res.on('close', () => {
+      if (ended) return;
+      finish();
+      call.cancel();
+    });
+  };
+
+  return (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const prefix = GATEWAY_PREFIXES.find((p) => path.startsWith(p + '/'));
+    if (!prefix) return false;
+    const r = resolved.get(path.slice(prefix.length));
+    if (!r) {
+      plainError(res, 404, 'Not Found');
+      return true;
+    }
+    if (req.method !== 'POST') {
+      plainError(res, 405, 'Method Not Allowed');
+      return true;
+    }
+    if (r.route.stream) serveStream(r, req, res);
+    else serveUnary(r, req, res);
+    return true;
+  };
+}
