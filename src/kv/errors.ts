@@ -6,11 +6,13 @@ export const GrpcCode = {
   UNKNOWN: 2,
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
   FAILED_PRECONDITION: 9,
   RESOURCE_EXHAUSTED: 8,
   OUT_OF_RANGE: 11,
   UNAVAILABLE: 14,
   DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
 } as const;
 
 const errors = {
@@ -51,6 +53,25 @@ const errors = {
   LEARNER_NOT_READY: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: can only promote a learner member which is in sync with leader'],
   TOO_MANY_LEARNERS: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: too many learner members in cluster'],
   BAD_LEADER_TRANSFEREE: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: bad leader transferee'],
+  // Auth errors (v3rpc/rpctypes), with etcd 3.4's codes.
+  ROOT_USER_NOT_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: root user does not exist'],
+  ROOT_ROLE_NOT_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: root user does not have root role'],
+  USER_ALREADY_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: user name already exists'],
+  USER_EMPTY: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: user name is empty'],
+  USER_NOT_FOUND: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: user name not found'],
+  ROLE_ALREADY_EXIST: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: role name already exists'],
+  ROLE_NOT_FOUND: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: role name not found'],
+  ROLE_EMPTY: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: role name is empty'],
+  AUTH_FAILED: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: authentication failed, invalid user ID or password'],
+  PERMISSION_DENIED: [GrpcCode.PERMISSION_DENIED, 'etcdserver: permission denied'],
+  ROLE_NOT_GRANTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: role is not granted to the user'],
+  PERMISSION_NOT_GRANTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: permission is not granted to the role'],
+  AUTH_NOT_ENABLED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: authentication is not enabled'],
+  // etcd 3.4 maps no status to this one, so gRPC sends the auth package's own message as Unknown (3.5 maps
+  // it to "etcdserver: revision of auth store is old", InvalidArgument).
+  AUTH_OLD_REVISION: [GrpcCode.UNKNOWN, 'auth: revision in header is old'],
+  INVALID_AUTH_TOKEN: [GrpcCode.UNAUTHENTICATED, 'etcdserver: invalid auth token'],
+  INVALID_AUTH_MGMT: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: invalid auth management'],
 } as const;
 
 export type EtcdErrorCode = keyof typeof errors;
