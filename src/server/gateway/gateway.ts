@@ -76,10 +76,43 @@ function forwardedMetadata(h: IncomingHttpHeaders): IncomingHttpHeaders {
   return md;
 }
 
+/**
+ * Integer literals beyond 2^53 as strings, so JSON.parse keeps them exact: clients send 64-bit ids as
+ * numbers (python3-etcd3gw sends lease IDs so), and Go decodes them exactly.
+ */
+function quoteBigIntegers(text: string): string {
+  let out = '';
+  let last = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      continue;
+    }
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+      let j = i + 1;
+      while (j < text.length && /[0-9.eE+-]/.test(text[j] as string)) j++;
+      const tok = text.slice(i, j);
+      if (/^-?\d{16,}$/.test(tok)) {
+        out += text.slice(last, i) + `"${tok}"`;
+        last = j;
+      }
+      i = j - 1;
+    }
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
 function parseJson(text: string): unknown {
   try {
     // An empty body is an empty request (grpc-gateway lets io.EOF through).
-    return text.trim() === '' ? {} : JSON.parse(text);
+    return text.trim() === '' ? {} : JSON.parse(quoteBigIntegers(text));
   } catch (e) {
     throw new JsonBodyError(goJsonError(text, e));
   }
