@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { pack } from 'msgpackr';
 import { formatRecord, leaseKey, leaseValue, metaKey } from './backend.js';
+import { WIRE_LEN, WIRE_VARINT, varintValue, wireFields } from './pb.js';
 import { BoltReader } from './bolt-reader.js';
 import { encodeRecord } from './record.js';
 import { revKey } from './revision.js';
@@ -71,45 +72,19 @@ export function checkSnapshotHash(path: string, skipHashCheck: boolean): { dbByt
   return { dbBytes, verified: true };
 }
 
-/** A protobuf message's fields: varints as bigint, length-delimited as bytes (what mvccpb and leasepb use). */
+/** A protobuf message's fields (mvccpb.KeyValue, leasepb.Lease): varints as bigint, length-delimited as bytes. */
 function fields(b: Buffer, what: string): Map<number, bigint | Buffer> {
   const out = new Map<number, bigint | Buffer>();
-  let at = 0;
-  const varint = (): bigint => {
-    let v = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
-      if (at >= b.length) throw new SnapshotImportError(`${what}: a varint runs past the end`);
-      const byte = b[at++] as number;
-      v |= BigInt(byte & 0x7f) << shift;
-      if ((byte & 0x80) === 0) return BigInt.asUintN(64, v);
+  const it = wireFields(b);
+  for (let r = it.next(); ; r = it.next()) {
+    if (r.done === true) {
+      if (!r.value) throw new SnapshotImportError(`${what}: not a protobuf message etcd writes (truncated, or a wire type it does not use)`);
+      return out;
     }
-    throw new SnapshotImportError(`${what}: a varint longer than 10 bytes`);
-  };
-  while (at < b.length) {
-    const tag = Number(varint());
-    const field = tag >>> 3;
-    switch (tag & 7) {
-      case 0:
-        out.set(field, varint());
-        break;
-      case 2: {
-        const len = Number(varint());
-        if (at + len > b.length) throw new SnapshotImportError(`${what}: field ${field} runs past the end`);
-        out.set(field, b.subarray(at, at + len));
-        at += len;
-        break;
-      }
-      case 1:
-        at += 8;
-        break;
-      case 5:
-        at += 4;
-        break;
-      default:
-        throw new SnapshotImportError(`${what}: wire type ${tag & 7} is not one etcd writes`);
-    }
+    const f = r.value;
+    if (f.wire === WIRE_VARINT) out.set(f.no, varintValue(b, f));
+    else if (f.wire === WIRE_LEN) out.set(f.no, b.subarray(f.start, f.end));
   }
-  return out;
 }
 
 const int = (m: Map<number, bigint | Buffer>, f: number): bigint => {

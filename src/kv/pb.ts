@@ -151,3 +151,77 @@ export function encodeKeyValue(kv: KeyValue): Buffer {
   writeKvFields(w, kv);
   return w.buf;
 }
+
+// ---- reading ----
+// The few places that read protobuf by hand (an etcd snapshot's mvccpb/leasepb records, the raw bytes of a
+// request whose empty fields the decoder lost) walk a message's top-level fields with this one reader.
+
+export const WIRE_VARINT = 0;
+export const WIRE_I64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_I32 = 5;
+
+/** One field: for a varint, [start, end) are its bytes; for a length-delimited field, its payload; fixed: its bytes. */
+export interface WireField {
+  readonly no: number;
+  readonly wire: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+function readVarint(b: Uint8Array, pos: number, to: number): { v: number; next: number } | undefined {
+  let v = 0;
+  let mul = 1;
+  for (let i = 0; i < 10; i++) {
+    if (pos >= to) return undefined;
+    const byte = b[pos++] as number;
+    v += (byte & 0x7f) * mul;
+    mul *= 128;
+    if ((byte & 0x80) === 0) return { v, next: pos };
+  }
+  return undefined;
+}
+
+/**
+ * The top-level fields of the message in b[from, to), in order. It stops at the first malformed byte (a
+ * truncated varint or field, groups, an unknown wire type) and then returns false; true when the message
+ * ended cleanly. Callers that trust the bytes (already decoded once) may ignore the result.
+ */
+export function* wireFields(b: Uint8Array, from = 0, to = b.length): Generator<WireField, boolean> {
+  let pos = from;
+  while (pos < to) {
+    const tag = readVarint(b, pos, to);
+    if (!tag) return false;
+    const no = Math.floor(tag.v / 8);
+    const wire = tag.v % 8;
+    pos = tag.next;
+    let start = pos;
+    let end: number;
+    if (wire === WIRE_VARINT) {
+      const v = readVarint(b, pos, to);
+      if (!v) return false;
+      end = v.next;
+    } else if (wire === WIRE_I64 || wire === WIRE_I32) {
+      end = pos + (wire === WIRE_I64 ? 8 : 4);
+    } else if (wire === WIRE_LEN) {
+      const len = readVarint(b, pos, to);
+      if (!len) return false;
+      start = len.next;
+      end = len.next + len.v;
+    } else {
+      return false;
+    }
+    if (end > to) return false;
+    yield { no, wire, start, end };
+    pos = end;
+  }
+  return true;
+}
+
+/** A varint field's value as a uint64 (wireFields gave its bytes). */
+export function varintValue(b: Uint8Array, f: WireField): bigint {
+  let v = 0n;
+  let shift = 0n;
+  for (let i = f.start; i < f.end; i++, shift += 7n) v |= BigInt((b[i] as number) & 0x7f) << shift;
+  return BigInt.asUintN(64, v);
+}

@@ -5,64 +5,10 @@
 // request reaches the service. Go clients never send an empty range_end (their encoder leaves empty bytes
 // out), but protobufjs and others write a field that was set, even to nothing. This walks the raw bytes
 // of the request alongside the decoded object and marks such fields as "\0".
+import { WIRE_LEN, wireFields as fields } from '../../kv/pb.js';
 
-const WIRE_VARINT = 0;
-const WIRE_I64 = 1;
-const WIRE_LEN = 2;
-const WIRE_I32 = 5;
 /** The decoded form of "no upper bound" (see src/kv/key-range.ts). */
 const GTE = (): Buffer => Buffer.from([0]);
-
-interface Field {
-  readonly no: number;
-  /** For length-delimited fields: where the payload lies. */
-  readonly start: number;
-  readonly end: number;
-  readonly wire: number;
-}
-
-function varint(b: Uint8Array, pos: number): { v: number; next: number } | undefined {
-  let v = 0;
-  let mul = 1;
-  for (let i = 0; i < 10; i++) {
-    if (pos >= b.length) return undefined;
-    const byte = b[pos++] as number;
-    v += (byte & 0x7f) * mul;
-    mul *= 128;
-    if ((byte & 0x80) === 0) return { v, next: pos };
-  }
-  return undefined;
-}
-
-/** The top-level fields of one message; stops quietly at anything malformed (the decoder judged it already). */
-function* fields(b: Uint8Array, from = 0, to = b.length): Generator<Field> {
-  let pos = from;
-  while (pos < to) {
-    const tag = varint(b, pos);
-    if (!tag) return;
-    const no = Math.floor(tag.v / 8);
-    const wire = tag.v % 8;
-    pos = tag.next;
-    if (wire === WIRE_VARINT) {
-      const v = varint(b, pos);
-      if (!v) return;
-      pos = v.next;
-    } else if (wire === WIRE_I64) {
-      pos += 8;
-    } else if (wire === WIRE_I32) {
-      pos += 4;
-    } else if (wire === WIRE_LEN) {
-      const len = varint(b, pos);
-      if (!len || len.next + len.v > to) return;
-      yield { no, wire, start: len.next, end: len.next + len.v };
-      pos = len.next + len.v;
-      continue;
-    } else {
-      return;
-    }
-    yield { no, wire, start: pos, end: pos };
-  }
-}
 
 type Obj = Record<string, unknown>;
 
