@@ -29,9 +29,8 @@ export interface ImportSummary {
   /** The highest revision the snapshot holds (what the restored store's current revision becomes). */
   readonly revision: number;
   readonly compactRevision: number;
-  /** Revisions (records) and distinct live keys. */
+  /** Revisions (records) taken in. */
   readonly records: number;
-  readonly liveKeys: number;
   readonly leases: number;
   /** The consistent index etcd had applied when it took the snapshot (informational). */
   readonly etcdConsistentIndex: number;
@@ -137,7 +136,6 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
     const scheduled = Math.max(finished, metaRev(meta.get('scheduledCompactRev')));
     let revision = 0;
     let records = 0;
-    const live = new Map<string, boolean>();
     for (const [k, v] of bolt.bucket('key')) {
       const rev = parseEtcdRev(k);
       const kv = fields(v, `key bucket revision ${rev.main}_${rev.sub}`);
@@ -151,7 +149,6 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
         lease: rev.tombstone ? '0' : lease.toString(),
         tombstone: rev.tombstone,
       });
-      live.set(key.toString('latin1'), !rev.tombstone);
       if (rev.main > revision) revision = rev.main;
       records++;
       add(revKey(rev.main, rev.sub), record);
@@ -180,7 +177,6 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
       revision: Math.max(1, revision),
       compactRevision: scheduled,
       records,
-      liveKeys: [...live.values()].filter(Boolean).length,
       leases,
       etcdConsistentIndex: metaRev(meta.get('consistent_index')),
       hash: verified ? 'verified' : 'skipped',

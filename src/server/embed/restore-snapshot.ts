@@ -34,6 +34,8 @@ export class RestoreError extends Error {
 }
 
 export interface RestoreResult extends ImportSummary {
+  /** Live keys, as the restored store counts them. */
+  readonly liveKeys: number;
   readonly memberId: bigint;
   readonly clusterId: bigint;
 }
@@ -66,7 +68,12 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoreResult>
     const summary: { value?: ImportSummary } = {};
     const records = etcdSnapshotRecords(o.snapshot, { consistentIndex: BOOTSTRAP_INDEX, skipHashCheck: o.skipHashCheck }, summary);
     const kv = await KvStore.restore(join(memberDir, 'kv'), toAsync(records));
-    await kv.close();
+    let liveKeys: number;
+    try {
+      liveKeys = (await kv.range({ key: Buffer.from([0]), rangeEnd: Buffer.from([0]), countOnly: true })).count;
+    } finally {
+      await kv.close();
+    }
     const storage = await DurableRaftStorage.open(join(memberDir, 'raft'));
     let who;
     try {
@@ -77,7 +84,7 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoreResult>
     await syncDir(memberDir);
     renameSync(tmp, target);
     await syncDir(dirname(target));
-    return { ...(summary.value as ImportSummary), memberId: BigInt(who.memberId), clusterId: BigInt(who.membership.clusterId) };
+    return { ...(summary.value as ImportSummary), liveKeys, memberId: BigInt(who.memberId), clusterId: BigInt(who.membership.clusterId) };
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;
