@@ -1,13 +1,14 @@
 // Frame-level fuzzing of the client port's HTTP/2 server on a real member (`setpoint store`): random
 // sequences of valid and invalid frames (requests, data, settings, windows, resets, pings, priorities,
 // continuations, goaways, unknown types, wrong sizes, any flags, any stream), split at random across
-// socket writes. Whatever comes, the member never fails, its loop is never held for 50 ms, and each
+// socket writes. Whatever comes, the member never fails, its loop is never held past attack-rig.ts's
+// LOOP_BOUND_S (400 ms under `npm test`, the 50 ms target under `npm run bench:hostile`), and each
 // connection is either still served (it answers a PING sent after the sequence) or was ended with a GOAWAY;
 // once every connection is closed, the member's heap comes back to where it was. FUZZ_SEED repeats a run.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { startCluster } from '../../e2e/helpers/cluster.js';
-import { LOOP_BOUND_S } from './attack-rig.js';
+import { LOOP_BOUND_S, keepReport } from './attack-rig.js';
 import { scrapeLoop } from '../../../src/harness/loop-metrics.js';
 import { waitFor } from '../../../src/harness/wait.js';
 import {
@@ -136,6 +137,7 @@ describe('the HTTP/2 server under frame-level fuzzing', () => {
     held = Math.max(held, loop.held);
     expect(loop.held).toBeLessThan(LOOP_BOUND_S);
     expect(cluster.isRunning('a'), 'the member is running').toBe(true);
+    keepReport({ name: `frame-level fuzz, ${RUNS} connections`, held, wall: loop.wall, ms: 0 });
     console.log(`HTTP/2 fuzz: ${served} connections served to the end, ${ended} ended with GOAWAY; loop held at most ${(held * 1000).toFixed(1)} ms`);
     expect(served).toBeGreaterThan(0);
     expect(ended).toBeGreaterThan(0);
