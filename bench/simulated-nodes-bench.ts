@@ -2,7 +2,7 @@
 // to be Ready, how long P pods bound to them take to be Running (creation to the last one observed by a
 // list), and what the simulating process costs (CPU seconds, RSS). Prints a table.
 //   node dist/bench/simulated-nodes-bench.js [nodes=1000] [pods=1000]
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResourceClient } from '../src/client/resource-client.js';
@@ -14,16 +14,9 @@ import { ManagedProcess } from '../src/harness/managed-process.js';
 import { setpointMain } from '../src/harness/setpoint-main.js';
 import { StoreCluster } from '../src/harness/store-cluster.js';
 import { waitFor } from '../src/harness/wait.js';
+import { processCost } from './process-cost.js';
 
 type Obj = KubeObject & { status?: { phase?: string; conditions?: { type: string; status: string }[] } };
-
-function cost(pid: number): { cpuS: number; rssMiB: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(f[11]) + Number(f[12]); // utime + stime
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  return { cpuS: ticks / 100, rssMiB: rss / 1024 };
-}
 
 async function main(): Promise<void> {
   const nodesN = Number(process.argv[2] ?? 1000);
@@ -43,7 +36,7 @@ async function main(): Promise<void> {
       return l.items.filter((n) => n.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True')).length === nodesN;
     }, { timeoutMs: 300_000, intervalMs: 500 });
     const nodesReadyS = (performance.now() - t0) / 1000;
-    const afterNodes = cost(sim.pid ?? 0);
+    const afterNodes = processCost(sim.pid);
 
     const t1 = performance.now();
     let next = 0;
@@ -62,9 +55,9 @@ async function main(): Promise<void> {
     });
     const runningS = (performance.now() - t1) / 1000;
     // A quiet 15 s: what N nodes' Lease renewals alone cost.
-    const before = cost(sim.pid ?? 0);
+    const before = processCost(sim.pid);
     await new Promise((r) => setTimeout(r, 15_000));
-    const idle = cost(sim.pid ?? 0);
+    const idle = processCost(sim.pid);
     console.log(`simulated nodes: ${nodesN} nodes, ${podsN} pods (one process; etcd 3.4 + setpoint apiserver on this machine)`);
     console.log('| measure | value |');
     console.log('|---|---|');
