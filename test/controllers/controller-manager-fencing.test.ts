@@ -1,5 +1,5 @@
 // Fencing of the controller manager's ReplicaSet creates (issue 27), with real processes: two leader-elected
-// `setpoint controller-manager`s on `setpoint apiserver` on etcd 3.4. The leader's requests go through a
+// `setpoint controller-manager`s on `setpoint apiserver`, on etcd 3.4 and on Setpoint's store. The leader's requests go through a
 // proxy that holds them, so its first pod create is in flight when it is SIGSTOPped; the standby takes the
 // Lease and creates every pod; then the proxy lets the held create through and the first manager resumes.
 // Its create is refused (409 naming the lease, the holder and the caller), it exits 1 on the lost lease, and
@@ -18,7 +18,7 @@ import { startApiServerProcess, type ApiServerProcess } from '../../src/harness/
 import { HoldProxy } from '../../src/harness/hold-proxy.js';
 import { startLeaderElected, type LeaderElectedProcess } from '../../src/harness/kinds/leader-elected-process.js';
 import { waitFor } from '../../src/harness/wait.js';
-import { StoreTestCluster } from '../etcd-client/helpers/store-cluster.js';
+import { STORE_KINDS, StoreTestCluster } from '../etcd-client/helpers/store-cluster.js';
 
 type Manager = LeaderElectedProcess;
 
@@ -26,7 +26,7 @@ const NS = 'default';
 const LEASE = 'fenced-controller-manager';
 const REPLICAS = 8;
 
-describe('controller manager fencing', () => {
+describe.each(STORE_KINDS)('controller manager fencing on %s', (store) => {
   let dir: string;
   let etcd: StoreTestCluster;
   let api: ApiServerProcess;
@@ -35,7 +35,7 @@ describe('controller manager fencing', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cm-fencing-'));
-    etcd = await StoreTestCluster.start('etcd');
+    etcd = await StoreTestCluster.start(store);
     api = await startApiServerProcess({ dir, etcdServers: etcd.endpoints() });
     rest = new RestClient(api.clientConfig);
   }, 120_000);
