@@ -71,15 +71,15 @@ describe('watches sharing one connection, and informers across ended and broken 
     const from = (await cms.list(NS, { limit: 1 })).metadata.resourceVersion ?? '';
     const ac = new AbortController();
     try {
-      // Reads its first event, then nothing more: ~3 MiB come for it, far past any HTTP/2 window or buffer.
+      // Reads its first event, then nothing more: ~7 MiB come for it, past its HTTP/2 window and any buffer.
       const stalled = cms.watch(NS, { labelSelector: 'set=stalled', resourceVersion: from, signal: ac.signal });
       const first = stalled.next();
       const live = new Set<string>();
       const following = (async () => {
         for await (const ev of cms.watch(NS, { labelSelector: 'set=live', resourceVersion: from, signal: ac.signal })) if (ev.type === 'ADDED') live.add(ev.object.metadata?.name ?? '');
       })();
-      const n = 200;
-      const big = 'x'.repeat(16 * 1024);
+      const n = 300;
+      const big = 'x'.repeat(24 * 1024);
       for (let i = 0; i < n; i += 10) {
         await Promise.all(
           Array.from({ length: 10 }, async (_, j) => {
