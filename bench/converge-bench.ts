@@ -11,6 +11,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Informer } from '../src/client/informer.js';
 import type { KubeObject } from '../src/client/kube-object.js';
 import { ResourceClient } from '../src/client/resource-client.js';
 import { DEPLOYMENTS, NODES, PODS } from '../src/client/resource-types.js';
@@ -121,32 +122,34 @@ async function runOne(program: StoreProgram): Promise<ConvergeResult> {
     const deployments = new ResourceClient<Obj>(rest, DEPLOYMENTS);
     const pods = new ResourceClient<Obj>(rest, PODS);
     const total = DEPLOYMENT_COUNT * REPLICAS;
-    const fromRv = (await pods.list(NS, { limit: 1 })).metadata.resourceVersion ?? '';
     const bound = new Set<string>();
     let firstBindAt = 0;
     let lastBindAt = 0;
-    const watchingPods = (async () => {
-      for await (const ev of pods.watch(NS, { resourceVersion: fromRv, signal: ac.signal })) {
-        const o = ev.object as Obj;
-        const uid = o.metadata?.uid ?? '';
-        if ((o.spec?.nodeName ?? '') !== '' && !bound.has(uid)) {
-          bound.add(uid);
-          lastBindAt = performance.now();
-          if (firstBindAt === 0) firstBindAt = lastBindAt;
-        }
-      }
-    })().catch(() => undefined);
     const available = new Map<string, boolean>();
     let convergedAt = 0;
-    const watchingDeployments = (async () => {
-      for await (const ev of deployments.watch(NS, { resourceVersion: fromRv, signal: ac.signal })) {
-        const d = ev.object as Obj;
-        const name = d.metadata?.name ?? '';
-        const done = (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) && (d.status?.availableReplicas ?? 0) === (d.spec?.replicas ?? 0);
-        available.set(name, done);
-        if (convergedAt === 0 && available.size === DEPLOYMENT_COUNT && [...available.values()].every(Boolean)) convergedAt = performance.now();
+    // Informers, not bare watches: they watch again from the last resourceVersion when the server ends a
+    // watch (its timeout, a terminated slow watcher) and relist on a 410, so a long run cannot miss the end.
+    const podInformer = new Informer<Obj>(pods, { namespace: NS });
+    const deploymentInformer = new Informer<Obj>(deployments, { namespace: NS });
+    const seePod = (o: Obj): void => {
+      const uid = o.metadata?.uid ?? '';
+      if ((o.spec?.nodeName ?? '') !== '' && !bound.has(uid)) {
+        bound.add(uid);
+        lastBindAt = performance.now();
+        if (firstBindAt === 0) firstBindAt = lastBindAt;
       }
-    })().catch(() => undefined);
+    };
+    const seeDeployment = (d: Obj): void => {
+      const name = d.metadata?.name ?? '';
+      const done = (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) && (d.status?.availableReplicas ?? 0) === (d.spec?.replicas ?? 0);
+      available.set(name, done);
+      if (convergedAt === 0 && available.size === DEPLOYMENT_COUNT && [...available.values()].every(Boolean)) convergedAt = performance.now();
+    };
+    podInformer.addEventHandler({ onAdd: seePod, onUpdate: (_, o) => seePod(o) });
+    deploymentInformer.addEventHandler({ onAdd: seeDeployment, onUpdate: (_, d) => seeDeployment(d) });
+    const watchingPods = podInformer.run(ac.signal);
+    const watchingDeployments = deploymentInformer.run(ac.signal);
+    if (!(await podInformer.waitForSync(ac.signal)) || !(await deploymentInformer.waitForSync(ac.signal))) throw new Error('the bench informers did not sync');
 
     const t0 = performance.now();
     await Promise.all(Array.from({ length: DEPLOYMENT_COUNT }, (_, i) => deployments.create(deployment(i))));

@@ -31,6 +31,8 @@ export interface SimulatedNodesOptions extends NodeSettings {
 }
 
 const STATUS_REPORT_MS = 5 * 60_000;
+/** The pod conditions a simulated node holds True for a Running pod. */
+const READY_CONDITIONS: ReadonlySet<string> = new Set(['Ready', 'ContainersReady']);
 
 function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -109,6 +111,9 @@ export class SimulatedNodes {
   private timers: NodeJS.Timeout[] = [];
   private workers: Promise<void>[] = [];
   private nextIP = 0;
+  /** When each node's status was last posted because one of its pods had been marked not ready. */
+  private readonly nodeReasserted = new Map<string, number>();
+  private renewMs = 10_000;
 
   constructor(private readonly o: SimulatedNodesOptions) {
     this.names = Array.from({ length: o.count }, (_, i) => `${o.prefix}-${i}`);
@@ -151,6 +156,7 @@ export class SimulatedNodes {
     // Each second renews the slice of leases whose turn it is, so N renewals spread over the interval;
     // a node whose status post failed is retried on its next turn.
     const renewMs = this.leases.get(this.names[0] ?? '')?.renewIntervalMs ?? 10_000;
+    this.renewMs = renewMs;
     const slices = Math.max(1, Math.round(renewMs / 1000));
     let tick = 0;
     let busy = false;
@@ -181,6 +187,32 @@ export class SimulatedNodes {
   }
 
 
+  /**
+   * A Running pod that is not Ready: the node controller marked it so (MarkPodsNotReady) while it judged
+   * the node silent — its Lease renewals seen late on a loaded machine. The node is alive, so, as kubelet's
+   * status manager puts back an API status that differs from its own, the pod is Ready again; the Node's
+   * status goes first (at most once per renewal interval), or the controller, still seeing it Unknown,
+   * would mark the pod again. Without this a pod stays Ready=False for good and its ReplicaSet never
+   * counts it.
+   */
+  private async reassertReady(pod: Pod): Promise<void> {
+    const conditions = pod.status?.conditions ?? [];
+    const notTrue = conditions.filter((c) => READY_CONDITIONS.has(c.type) && c.status !== 'True');
+    if (notTrue.length === 0) return;
+    const node = pod.spec.nodeName ?? '';
+    const now = Date.now();
+    if (now - (this.nodeReasserted.get(node) ?? 0) >= this.renewMs) {
+      this.nodeReasserted.set(node, now);
+      await this.reporters.get(node)?.maybePost(0, now);
+    }
+    const at = rfc3339(new Date(now));
+    const fixed = conditions.map((c) => (READY_CONDITIONS.has(c.type) && c.status !== 'True' ? { ...c, status: 'True' as const, lastTransitionTime: at } : c));
+    await this.pods.patchStatus(pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', 'merge', {
+      metadata: { resourceVersion: pod.metadata.resourceVersion },
+      status: { conditions: fixed },
+    });
+  }
+
   /** 10.<i>.<j>.<k>: addresses no one answers on, unique within this process. */
   private podIP(): string {
     const n = this.nextIP++ % (1 << 24);
@@ -198,7 +230,8 @@ export class SimulatedNodes {
         return;
       }
       const phase = pod.status?.phase;
-      if (phase === 'Running' || phase === 'Succeeded' || phase === 'Failed') return;
+      if (phase === 'Succeeded' || phase === 'Failed') return;
+      if (phase === 'Running') return await this.reassertReady(pod);
       await this.pods.patchStatus(ns, name, 'merge', { status: simulatedPodStatus(pod, pod.status?.podIP ?? this.podIP(), new Date()) });
     } catch (e) {
       if (isGoneOrReplaced(e)) return;

@@ -2,7 +2,8 @@
 // never blocks and never throws. Each event goes through client-go's correlator (repeats become a PATCH
 // of count and lastTimestamp, similar ones are combined, a per-object spam filter drops the rest), then
 // one writer sends them to the API server in order, as client-go's single sink goroutine does, so a
-// repeat always builds on the Event its predecessor stored. At most 1000 wait; more are dropped.
+// repeat always builds on the Event its predecessor stored. At most 1000 wait; more are dropped, as
+// client-go's broadcaster drops them (Events are a record for people, not state a loop reconciles from).
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { isNotFound } from './api-status-error.js';
@@ -28,6 +29,7 @@ export interface EventSource {
 }
 
 const MAX_QUEUED = 1000;
+const DROP_REPORT_MS = 10_000;
 
 export class ApiEventRecorder implements EventRecorder {
   private readonly events: ResourceClient<CoreEvent>;
@@ -35,6 +37,9 @@ export class ApiEventRecorder implements EventRecorder {
   private readonly correlator: EventCorrelator;
   private tail: Promise<void> = Promise.resolve();
   private queued = 0;
+  /** Events dropped since the last report of drops. */
+  private drops = 0;
+  private lastDropReport: number | undefined;
 
   constructor(
     rest: RestClient,
@@ -75,11 +80,24 @@ export class ApiEventRecorder implements EventRecorder {
     const r = this.correlator.correlate(ev, name);
     if (r.skip) return;
     if (this.queued >= MAX_QUEUED) {
-      this.opts.log?.warn({ reason, object: `${ns}/${m.name ?? ''}` }, 'event queue is full; dropping an event');
+      this.dropped(reason);
       return;
     }
     this.queued++;
     this.tail = this.tail.then(() => this.write(r.event, r.patch)).finally(() => this.queued--);
+  }
+
+  /**
+   * A dropped event is counted, and said once per DROP_REPORT_MS with the count: a line per drop (thousands
+   * when a scheduler binds faster than its events are written) costs the process more than the events.
+   */
+  private dropped(reason: string): void {
+    this.drops++;
+    const now = this.clock.now();
+    if (this.lastDropReport !== undefined && now - this.lastDropReport < DROP_REPORT_MS) return;
+    this.lastDropReport = now;
+    this.opts.log?.warn({ dropped: this.drops, reason, queued: this.queued }, 'event queue is full; dropping events');
+    this.drops = 0;
   }
 
   private async write(event: CoreEvent, patch: { count: number; lastTimestamp: string; message: string } | undefined): Promise<void> {

@@ -44,6 +44,8 @@ export interface InformerOptions<T extends KubeObject> {
   readonly resyncMs?: number;
   /** Page size of the list; default 500 as client-go's reflector. */
   readonly pageSize?: number;
+  /** Each watch asks the server to end it after between this and twice this many seconds; default 300 (client-go's). */
+  readonly minWatchTimeoutSeconds?: number;
   readonly clock?: Clock;
   readonly log?: Logger;
 }
@@ -172,7 +174,8 @@ export class Informer<T extends KubeObject> implements SharedInformer<T> {
   private async watchUntilGone(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       // As client-go: a server-side timeout between 5 and 10 minutes, so watches are spread over API servers.
-      const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+      const min = this.opts.minWatchTimeoutSeconds ?? 300;
+      const timeoutSeconds = min + Math.floor(Math.random() * min);
       const stream = this.client.watch(this.opts.namespace ?? '', {
         resourceVersion: this.rv,
         allowWatchBookmarks: true,

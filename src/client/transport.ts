@@ -41,6 +41,16 @@ export function isConnectionError(e: unknown): boolean {
   return typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ERR_HTTP2_.*|ERR_SSL_.*)$/.test(code);
 }
 
+/**
+ * HTTP/2 receive windows. Node's defaults (64 KiB per stream and for the whole connection) let the server
+ * send one stream 64 KiB per turn of this process's event loop: a busy controller's pod watch then
+ * trails the store, and a large LIST crawls. Go's client opens 4 MiB per stream; these are of that order.
+ * Node gives the connection's window back as data arrives (a stream that is not read holds only its own
+ * window), so the larger connection window costs nothing when one watch stalls.
+ */
+const STREAM_WINDOW_BYTES = 4 << 20;
+const CONNECTION_WINDOW_BYTES = 64 << 20;
+
 /** How long a new HTTP/2 connection may take to be ready (TCP, TLS, the server's SETTINGS). */
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -121,7 +131,7 @@ export class Transport {
     if (s && !s.closed && !s.destroyed) return Promise.resolve(s);
     if (this.connecting) return this.connecting;
     const connecting = new Promise<http2.ClientHttp2Session>((resolve, reject) => {
-      const session = http2.connect(this.url.origin, { ...this.tlsOptions(), peerMaxConcurrentStreams: 250 });
+      const session = http2.connect(this.url.origin, { ...this.tlsOptions(), peerMaxConcurrentStreams: 250, settings: { initialWindowSize: STREAM_WINDOW_BYTES } });
       const fail = (e: Error): void => {
         clearTimeout(timer);
         if (this.connecting === connecting) this.connecting = undefined;
@@ -141,6 +151,7 @@ export class Transport {
           reject(new Error(`server did not negotiate h2 (${String(session.alpnProtocol)})`));
           return;
         }
+        session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
         // Later session errors end its streams; the next request makes a new session.
         session.on('error', () => {});
         session.on('goaway', () => {

@@ -161,9 +161,13 @@ export class Scheduler {
       },
       (err: unknown) => {
         this.opts.profile.runUnreserve(r.state, assumed, r.nodeName);
-        if (this.cache.isAssumed(pi.key)) this.cache.forgetPod(pi.key);
-        // Back off and retry, unless the pod was deleted meanwhile.
-        if (this.binding.delete(pi.key)) this.queue.addUnschedulable(q, new Set());
+        // No longer assumed yet not deleted: the informer has seen the pod bound, so the binding landed
+        // though its answer was an error (a store timeout after the commit). As Kubernetes'
+        // handleSchedulingFailure, it is not queued again: assuming it again would find it in the cache.
+        const landed = !this.cache.isAssumed(pi.key);
+        if (!landed) this.cache.forgetPod(pi.key);
+        // Back off and retry, unless the pod was deleted meanwhile or is bound.
+        if (this.binding.delete(pi.key) && !landed) this.queue.addUnschedulable(q, new Set());
         this.opts.onError?.(err, pi.key);
       },
     );

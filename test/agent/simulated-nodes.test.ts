@@ -1,6 +1,7 @@
 // `setpoint agent --simulate N` as a process on `setpoint apiserver` on a real etcd (dist/: build first):
 // N Ready nodes with Leases; pods bound to them are Running and Ready with a podIP at once; deleting one
-// is finished by the simulated node.
+// is finished by the simulated node; a pod the node controller marked not ready (its node judged silent)
+// and the node's Ready=Unknown are put back by the live simulated node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isNotFound } from '../../src/client/api-status-error.js';
 import type { KubeObject } from '../../src/client/kube-object.js';
@@ -61,4 +62,25 @@ describe('setpoint agent --simulate', () => {
     await waitFor('p-1 deleted by its simulated node', async () => pods.get('default', 'p-1').then(() => false, (e: unknown) => isNotFound(e)));
     expect(sim?.child.exitCode).toBeNull();
   });
+
+  it('puts back Ready on a running pod and its node when the node controller marked them while it judged the node silent', async () => {
+    const nodes = new ResourceClient<Obj>(c.admin, NODES);
+    const pods = new ResourceClient<Obj>(c.admin, PODS);
+    type Cond = { type: string; status: string };
+    const cond = (o: Obj | undefined, type: string): string | undefined => ((o?.status?.['conditions'] ?? []) as Cond[]).find((x) => x.type === type)?.status;
+    await pods.create({ metadata: { name: 'marked', namespace: 'default' }, spec: { nodeName: 'kwok-3', containers: [{ name: 'c', image: 'nginx' }] } });
+    const running = await waitFor('the pod Ready', async () => {
+      const p = await pods.get('default', 'marked');
+      return cond(p, 'Ready') === 'True' ? p : undefined;
+    });
+    // What the node-lifecycle controller writes: the node Ready=Unknown, then its pods Ready=False.
+    const node = await nodes.get('', 'kwok-3');
+    const unknown = ((node.status?.['conditions'] ?? []) as Cond[]).map((x) => (x.type === 'Ready' ? { ...x, status: 'Unknown', reason: 'NodeStatusUnknown' } : x));
+    await nodes.patchStatus('', 'kwok-3', 'merge', { status: { conditions: unknown } });
+    const notReady = ((running.status?.['conditions'] ?? []) as Cond[]).map((x) => (x.type === 'Ready' ? { ...x, status: 'False' } : x));
+    await pods.patchStatus('default', 'marked', 'merge', { metadata: { resourceVersion: running.metadata?.resourceVersion }, status: { conditions: notReady } });
+    await waitFor('the pod and its node Ready again', async () => cond(await pods.get('default', 'marked'), 'Ready') === 'True' && cond(await nodes.get('', 'kwok-3'), 'Ready') === 'True', {
+      timeoutMs: 60_000,
+    });
+  }, 90_000);
 });

@@ -82,6 +82,26 @@ describe('scheduler loop', () => {
     expect(bound.get('default/a')).toBe('n0');
   });
 
+  it('a binding that landed though its answer was an error (a store timeout after the commit) is not retried', async () => {
+    const { s, clock, drain } = setup();
+    s.onNodeAdd(node('n0', { cpu: '2' }));
+    let binds = 0;
+    // The informer delivers the bound pod before the error answers the binding.
+    (s as unknown as { opts: { sink: SchedulerSink } }).opts.sink.bind = async (p, n) => {
+      binds++;
+      s.onPodUpdate(p, { ...p, spec: { ...p.spec, nodeName: n } });
+      throw new Error('The create operation against pods could not be completed at this time, please try again.');
+    };
+    s.onPodAdd(pod('a', { cpu: '1' }));
+    await drain();
+    clock.now = 60_000;
+    s.queue.flush();
+    await drain();
+    expect(binds).toBe(1);
+    expect(s.queue.stats()).toMatchObject({ active: 0, backoff: 0, unschedulable: 0 });
+    expect(s.cache.node('n0')?.requested.milliCPU).toBe(1000);
+  });
+
   it('with no nodes, says so, and a node added brings the pod back', async () => {
     const { s, clock, bound, failures, drain } = setup();
     s.onPodAdd(pod('a'));
