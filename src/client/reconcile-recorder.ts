@@ -1,10 +1,11 @@
 // A loop's records for `setpoint why`, written through the `reconcile` subresource (docs/why-records.md).
 // Every reconcile reports; the recorder writes only when the report changes, and a repeated one at most every
-// `minIntervalMs` (with how many reconciles it stands for), one write in flight per object: the write rate is
-// bounded by how often the gap changes, not by how often the loop runs.
+// `minIntervalMs` (with how many reconciles it stands for); one write in flight per object, writes on one
+// object at least `spacingMs` apart, the latest report written when the spacing ends: at most one write per
+// object per second, however often the loop runs or the gap moves.
 import type { Logger } from 'pino';
 import { isApiStatusError, isNotFound } from './api-status-error.js';
-import type { Clock } from './clock.js';
+import type { Clock, Timer } from './clock.js';
 import { ResourceClient, type ResourceType } from './resource-client.js';
 import type { RestClient } from './rest-client.js';
 
@@ -30,6 +31,8 @@ export interface ReconcileRecorderOptions {
   readonly log?: Logger;
   /** A repeated report is written at most this often (count and lastTime catch up then). */
   readonly minIntervalMs?: number;
+  /** Two writes on one object are at least this far apart; the latest report is written when it ends. */
+  readonly spacingMs?: number;
   /** Objects tracked at most (the oldest are forgotten: their next report is written). */
   readonly maxTracked?: number;
 }
@@ -42,10 +45,14 @@ interface Tracked {
   /** Reconciles since the last write, with the current outcome. */
   pending: number;
   inflight: boolean;
+  /** The report to write next (the latest due one), held while a write is in flight or spacing runs. */
   queued: LoopReport | undefined;
+  timer: Timer | undefined;
 }
 
 export const DEFAULT_RECORD_INTERVAL_MS = 30_000;
+/** Writes on one object are at least this far apart (a rollout moves its gap every few ms). */
+export const DEFAULT_RECORD_SPACING_MS = 1_000;
 
 export class ReconcileRecorder {
   private readonly tracked = new Map<string, Tracked>();
@@ -71,7 +78,7 @@ export class ReconcileRecorder {
     const fp = JSON.stringify([report.observedGeneration, report.gap, report.action, report.outcome, report.message, report.details]);
     let t = this.tracked.get(key);
     if (t === undefined) {
-      t = { fingerprint: '', outcome: '', sentAt: 0, pending: 0, inflight: false, queued: undefined };
+      t = { fingerprint: '', outcome: '', sentAt: -Infinity, pending: 0, inflight: false, queued: undefined, timer: undefined };
       this.tracked.set(key, t);
       this.trim();
     }
@@ -81,11 +88,24 @@ export class ReconcileRecorder {
     const due = t.fingerprint !== fp || this.o.clock.now() - t.sentAt >= (this.o.minIntervalMs ?? DEFAULT_RECORD_INTERVAL_MS);
     if (!due) return;
     t.fingerprint = fp;
-    if (t.inflight) {
-      t.queued = report;
+    t.queued = report;
+    this.flush(type, namespace, name, t);
+  }
+
+  /** Sends the queued report now, or when the write in flight ends, or when the spacing since the last one does. */
+  private flush(type: ResourceType, namespace: string, name: string, t: Tracked): void {
+    const next = t.queued;
+    if (next === undefined || t.inflight || t.timer !== undefined) return;
+    const wait = t.sentAt + (this.o.spacingMs ?? DEFAULT_RECORD_SPACING_MS) - this.o.clock.now();
+    if (wait > 0) {
+      t.timer = this.o.clock.setTimer(() => {
+        t.timer = undefined;
+        this.flush(type, namespace, name, t);
+      }, wait);
       return;
     }
-    this.send(type, namespace, name, t, report);
+    t.queued = undefined;
+    this.send(type, namespace, name, t, next);
   }
 
   /** Whether a report on the object was written by this recorder (and not forgotten since). */
@@ -133,10 +153,8 @@ export class ReconcileRecorder {
       .finally(() => {
         t.inflight = false;
         this.writes.delete(p);
-        const next = t.queued;
-        t.queued = undefined;
         // Sent even when the object was forgotten meanwhile: a last report (a binding) follows the one before it.
-        if (next !== undefined) this.send(type, namespace, name, t, next);
+        this.flush(type, namespace, name, t);
       });
     this.writes.add(p);
   }

@@ -1,6 +1,6 @@
 // The loops' recorder against a real API server: a repeated report is not a write per loop (one on change,
-// then one per interval carrying how many reconciles it stands for), one write in flight per object with the
-// latest report sent next, and a vanished object costs nothing but a dropped record.
+// then one per interval carrying how many reconciles it stands for), one write in flight per object and
+// writes spaced, the latest report sent next, and a vanished object costs nothing but a dropped record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/client/manual-clock.js';
 import { ReconcileRecorder, type LoopReport } from '../../src/client/reconcile-recorder.js';
@@ -46,12 +46,18 @@ describe('ReconcileRecorder', () => {
     expect(r.written).toBe(2);
     // The four reconciles not written before and this one.
     expect(await stored(ns, 'c')).toMatchObject([{ count: 6 }]);
+    clock.advance(1_000);
     r.record(CONFIGMAPS, ns, 'c', report(2));
     await r.idle();
     expect(r.written).toBe(3);
     expect(await stored(ns, 'c')).toMatchObject([{ count: 7, gap: { actual: { replicas: 2 } } }]);
     r.record(CONFIGMAPS, ns, 'c', report(3, 'ok'));
+    // Within the spacing since the last write: held, then written when it ends.
     await r.idle();
+    expect(r.written).toBe(3);
+    clock.advance(1_000);
+    await r.idle();
+    expect(r.written).toBe(4);
     const [done] = await stored(ns, 'c');
     expect(done).toMatchObject({ outcome: 'ok', count: 1 });
     expect(done?.since).toBe(done?.lastTime);
@@ -60,8 +66,12 @@ describe('ReconcileRecorder', () => {
   it('keeps one write in flight per object and sends the latest report next', async () => {
     const ns = await s.namespace();
     expect((await s.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f' } })).status).toBe(201);
-    const r = new ReconcileRecorder({ rest, controller: 'test-controller', clock: new ManualClock(), log: testLog });
+    const clock = new ManualClock();
+    const r = new ReconcileRecorder({ rest, controller: 'test-controller', clock, log: testLog });
     for (let i = 0; i < 10; i++) r.record(CONFIGMAPS, ns, 'f', report(i));
+    await r.idle();
+    expect(r.written).toBe(1);
+    clock.advance(1_000);
     await r.idle();
     expect(r.written).toBe(2);
     expect(await stored(ns, 'f')).toMatchObject([{ gap: { actual: { replicas: 9 } }, count: 10 }]);
@@ -69,7 +79,8 @@ describe('ReconcileRecorder', () => {
 
   it('drops the record of an object that does not exist, and writes again once it does', async () => {
     const ns = await s.namespace();
-    const r = new ReconcileRecorder({ rest, controller: 'test-controller', clock: new ManualClock(), log: testLog });
+    const clock = new ManualClock();
+    const r = new ReconcileRecorder({ rest, controller: 'test-controller', clock, log: testLog });
     r.record(CONFIGMAPS, ns, 'late', report(0));
     await r.idle();
     expect(r.written).toBe(1);
@@ -77,6 +88,7 @@ describe('ReconcileRecorder', () => {
     expect((await s.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late' } })).status).toBe(201);
     // The failed write is not taken for the last one: the same report goes out again.
     r.record(CONFIGMAPS, ns, 'late', report(0));
+    clock.advance(1_000);
     await r.idle();
     expect(r.written).toBe(2);
     expect(await stored(ns, 'late')).toHaveLength(1);
