@@ -30,9 +30,10 @@ const SPECIAL_VERBS_NO_SUBRESOURCES = new Set(['proxy']);
 
 /**
  * Subresources of a namespace, so /namespaces/x/status is not read as a resource called "status" in x.
- * Kubernetes' two, and Setpoint's own `history` (registry/history-subresource.ts), which every kind has.
+ * Kubernetes' two, and Setpoint's own `history` and `reconcile` (registry/history-subresource.ts,
+ * reconcile-subresource.ts), which every kind has.
  */
-const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize', 'history']);
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize', 'history', 'reconcile']);
 
 /** The query's `watch` as Kubernetes reads a bool parameter: anything but false or 0 is true. */
 function watchRequested(query: URLSearchParams): boolean | undefined {

@@ -34,6 +34,8 @@ export interface SchedulingDiagnosis {
   readonly nodesOmitted: number;
   readonly nominatedNodeName?: string;
   readonly victims?: readonly string[];
+  /** For a pod with a controller: how many of its pending siblings could fit at all. */
+  readonly feasibility?: Feasibility;
 }
 
 export function buildDiagnosis(

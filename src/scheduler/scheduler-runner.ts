@@ -52,7 +52,7 @@ export class SchedulerRunner {
     this.clock = o.clock ?? realClock;
     this.factory = new SharedInformerFactory(o.rest, { clock: this.clock, log: o.log });
     this.recorder = new ApiEventRecorder(o.writeRest, { component: o.schedulerName ?? 'default-scheduler' }, { clock: this.clock, log: o.log });
-    this.sink = new ApiSchedulerSink({ rest: o.writeRest, recorder: this.recorder, clock: this.clock, log: o.log });
+    this.sink = new ApiSchedulerSink({ rest: o.writeRest, recorder: this.recorder, clock: this.clock, log: o.log, ...(o.schedulerName !== undefined ? { schedulerName: o.schedulerName } : {}) });
     this.scheduler = new Scheduler({
       profile: defaultProfile(o.schedulerName !== undefined ? { schedulerName: o.schedulerName } : {}),
       sink: this.sink,

@@ -8,7 +8,7 @@
 import type { Node, Pod } from './api-types.js';
 import { podKey } from './api-types.js';
 import { nodeUpdateActions, podUpdateActions } from './cluster-event.js';
-import { buildDiagnosis } from './diagnosis.js';
+import { buildDiagnosis, feasibility } from './diagnosis.js';
 import type { SchedulingDiagnosis } from './diagnosis.js';
 import { noNodesAvailableMsg } from './fit-error.js';
 import { PodInfo } from './pod-info.js';
@@ -43,6 +43,9 @@ export class Scheduler {
   readonly algorithm: ScheduleAlgorithm;
   /** The latest diagnosis of each pod that is pending as unschedulable, for `why`. */
   readonly diagnoses = new Map<string, SchedulingDiagnosis>();
+  /** Controller uid → its pods pending as unschedulable (the feasibility count's `pending`). */
+  private readonly pendingByOwner = new Map<string, Set<string>>();
+  private readonly ownerOf = new Map<string, string>();
   private snapshot: Snapshot | undefined;
   private readonly pendingBinds = new Set<Promise<void>>();
   /** Pods whose binding is under way; a delete meanwhile takes the pod out, so a failed bind is not retried. */
@@ -84,7 +87,7 @@ export class Scheduler {
   onPodAdd(pod: Pod): void {
     if ((pod.spec.nodeName ?? '') !== '') {
       this.cache.addPod(pod);
-      this.diagnoses.delete(podKey(pod));
+      this.forgetDiagnosis(podKey(pod));
       this.queue.onEvent({ resource: 'Pod', action: 'Add', newObj: pod });
     } else if (this.responsibleFor(pod)) {
       this.queue.add(new PodInfo(pod));
@@ -96,7 +99,7 @@ export class Scheduler {
     if ((pod.spec.nodeName ?? '') !== '') {
       this.queue.delete(key);
       this.cache.updatePod(pod);
-      this.diagnoses.delete(key);
+      this.forgetDiagnosis(key);
       const actions = (oldPod.spec.nodeName ?? '') === '' ? (['Add'] as const) : podUpdateActions(oldPod, pod);
       for (const action of actions) this.queue.onEvent({ resource: 'Pod', action, oldObj: oldPod, newObj: pod });
     } else if (this.responsibleFor(pod)) {
@@ -109,7 +112,7 @@ export class Scheduler {
   onPodDelete(pod: Pod): void {
     const key = podKey(pod);
     this.queue.delete(key);
-    this.diagnoses.delete(key);
+    this.forgetDiagnosis(key);
     this.binding.delete(key);
     if ((pod.spec.nodeName ?? '') !== '' || this.cache.isAssumed(key)) {
       this.cache.removePod(key);
@@ -135,7 +138,9 @@ export class Scheduler {
     if (isFailure(r)) {
       this.queue.addUnschedulable(q, r.error.diagnosis.unschedulablePlugins);
       const p = r.preemption;
-      const d = buildDiagnosis(r.error, { ...(p?.nominatedNodeName !== undefined ? { nominatedNodeName: p.nominatedNodeName } : {}), ...(p?.victims !== undefined ? { victims: p.victims } : {}) });
+      const built = buildDiagnosis(r.error, { ...(p?.nominatedNodeName !== undefined ? { nominatedNodeName: p.nominatedNodeName } : {}), ...(p?.victims !== undefined ? { victims: p.victims } : {}) });
+      const pending = this.pendingSiblings(pi);
+      const d = pending !== undefined ? { ...built, feasibility: feasibility(this.opts.profile, pi, this.snapshot, pending) } : built;
       this.diagnoses.set(pi.key, d);
       this.report(pi.pod, d.message, d);
       if (p?.nominatedNodeName !== undefined && this.opts.sink.preempt !== undefined) {
@@ -157,7 +162,7 @@ export class Scheduler {
       () => {
         this.binding.delete(pi.key);
         this.cache.finishBinding(pi.key);
-        this.diagnoses.delete(pi.key);
+        this.forgetDiagnosis(pi.key);
       },
       (err: unknown) => {
         this.opts.profile.runUnreserve(r.state, assumed, r.nodeName);
@@ -173,6 +178,30 @@ export class Scheduler {
     );
     this.track(bind, pi.key);
     return true;
+  }
+
+  /** How many pods of the pod's controller are pending as unschedulable, this one included (undefined: no controller). */
+  private pendingSiblings(pi: PodInfo): number | undefined {
+    const owner = (pi.pod.metadata.ownerReferences ?? []).find((r) => r.controller === true)?.uid;
+    if (owner === undefined) return undefined;
+    let set = this.pendingByOwner.get(owner);
+    if (!set) {
+      set = new Set();
+      this.pendingByOwner.set(owner, set);
+    }
+    set.add(pi.key);
+    this.ownerOf.set(pi.key, owner);
+    return set.size;
+  }
+
+  private forgetDiagnosis(key: string): void {
+    this.diagnoses.delete(key);
+    const owner = this.ownerOf.get(key);
+    if (owner === undefined) return;
+    this.ownerOf.delete(key);
+    const set = this.pendingByOwner.get(owner);
+    set?.delete(key);
+    if (set?.size === 0) this.pendingByOwner.delete(owner);
   }
 
   private report(pod: Pod, message: string, d: SchedulingDiagnosis | undefined): void {

@@ -1,11 +1,12 @@
 // `why`: walks the owner chain down from the object asked about (Deployment → its ReplicaSets → their Pods →
-// the Nodes they are bound to), judges each from its recorded conditions, status, events and admission
-// history, folds pods that fail alike into one, and names the deepest error as the verdict: a Deployment
+// the Nodes they are bound to), judges each from its recorded conditions, status, events, admission history
+// and loops' records (reconcile subresource), folds pods that fail alike into one, and names the deepest error as the verdict: a Deployment
 // that is not available points at its pods' reasons.
 import type { KubeObject } from '../client/kube-object.js';
 import { eventFindings } from './event-findings.js';
 import { historyFindings, lastSpecWrite } from './history-findings.js';
 import { judge } from './kind-rules.js';
+import { loopFindings } from './loop-findings.js';
 import { obj, text } from './object-fields.js';
 import type { WhySource } from './why-source.js';
 import type { Cause, Finding, ObjectRef, ObjectReport, WhyReport } from './why-types.js';
@@ -25,6 +26,7 @@ export function refText(r: ObjectRef): string {
 
 export class WhyEngine {
   private readonly nodes = new Map<string, Promise<ObjectReport | undefined>>();
+  private recordsRead = true;
 
   constructor(private readonly source: WhySource) {}
 
@@ -47,6 +49,7 @@ export class WhyEngine {
       causes,
       generatedAt: new Date(this.source.now()).toISOString(),
       historyRead: this.source.historyAvailable,
+      loopRecordsRead: this.recordsRead,
       tree,
     };
   }
@@ -56,7 +59,8 @@ export class WhyEngine {
     const name = o.metadata?.name ?? '';
     const leaseRenewTime = kind === 'Node' ? await this.source.nodeLeaseRenewTime(name) : undefined;
     const v = judge(kind, o, { now: this.source.now(), ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) });
-    const [events, history] = await Promise.all([this.source.events(kind, o), this.source.history(kind, ns, name)]);
+    const [events, history, records] = await Promise.all([this.source.events(kind, o), this.source.history(kind, ns, name), this.source.loopRecords(kind, ns, name)]);
+    if (records === undefined) this.recordsRead = false;
     const findings: Finding[] = [...v.findings];
     const stale = findings.findIndex((f) => f.source === 'stale' && f.evidence.time === undefined);
     const changed = history ? lastSpecWrite(history) : undefined;
@@ -64,6 +68,7 @@ export class WhyEngine {
     if (staleOne && changed !== undefined) findings[stale] = { ...staleOne, summary: `${staleOne.summary} (spec last written ${changed})`, evidence: { ...staleOne.evidence, time: changed } };
     findings.push(...eventFindings(events, findings));
     if (history) findings.push(...historyFindings(history, depth === 0 ? 'error' : 'warning'));
+    if (records) findings.push(...loopFindings(records));
     const owner = (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
     if (depth === 0 && owner) findings.push({ severity: 'info', source: 'owner', summary: `controlled by ${owner.kind} ${owner.name} (ask why of it for the whole chain)`, evidence: {} });
     const children = depth < 3 ? await this.childrenOf(kind, o, depth) : [];

@@ -44,5 +44,6 @@ export function renderWhy(report: WhyReport): string {
   lines.push('');
   renderNode(report.tree, '', lines, now, true);
   if (!report.historyRead) lines.push('', '(admission history not read: the API server did not serve the history subresource to these credentials, so which defaulter, webhook or plugin changed or refused what is not shown)');
+  if (!report.loopRecordsRead) lines.push('', '(loop records not read: the API server did not serve the reconcile subresource to these credentials, so what the controllers and the scheduler last saw and did is not shown)');
   return `${lines.join('\n')}\n`;
 }

@@ -6,7 +6,7 @@
 export type Severity = 'error' | 'warning' | 'info';
 
 /** Where a finding comes from: the object's own records, never a guess. */
-export type FindingSource = 'condition' | 'status' | 'stale' | 'event' | 'admission' | 'owner';
+export type FindingSource = 'condition' | 'status' | 'stale' | 'event' | 'admission' | 'owner' | 'loop';
 
 export interface Evidence {
   /** When it was recorded (lastTransitionTime, an event's last time, a history entry's time). */
@@ -67,5 +67,7 @@ export interface WhyReport {
   readonly generatedAt: string;
   /** False when the API server did not serve the history subresource (an older server, or Forbidden); findings then omit it. */
   readonly historyRead: boolean;
+  /** False when the API server did not serve the reconcile subresource; findings then omit the loops' records. */
+  readonly loopRecordsRead: boolean;
   readonly tree: ObjectReport;
 }

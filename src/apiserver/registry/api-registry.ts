@@ -20,6 +20,7 @@ import { EtcdStorage } from '../storage/etcd3/etcd-storage.js';
 import { StorageError, type Storage, type StoredObject } from '../storage/interface.js';
 import { GenericStore } from './generic-store.js';
 import { withHistory } from './history-subresource.js';
+import { withReconcile } from './reconcile-subresource.js';
 import { ALL_STRATEGIES } from './kinds/all-kinds.js';
 import type { StoreContext } from './store-context.js';
 import { rfc3339 } from './store-context.js';
@@ -80,7 +81,7 @@ export class ApiRegistry {
       }
       const store = new GenericStore(s, storage, this.ctx);
       // Every kind serves its history (history-subresource.ts): one generic subresource, not one per kind.
-      this.registry.register(withHistory(s.descriptor), store);
+      this.registry.register(withReconcile(withHistory(s.descriptor)), store);
       this.stores.set(`${s.descriptor.group}/${s.descriptor.resource}`, store);
     }
     if (opts.admission === undefined) {

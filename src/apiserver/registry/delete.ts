@@ -57,7 +57,6 @@ export function deleteOptionsOf(req: ApiRequest, text: string): DeleteOpts {
 export async function deleteObject(store: GenericStore, scope: WriteScope, namespace: string, name: string, opts: DeleteOpts): Promise<{ object: StoredObject; gone: boolean }> {
   const key = store.key(namespace, name);
   const guards = await store.guards(scope.req);
-  const hk = store.historyKey(namespace, name);
   let gone = false;
   const result = await store.storage.guaranteedUpdate(
     key,
@@ -95,7 +94,7 @@ export async function deleteObject(store: GenericStore, scope: WriteScope, names
     dryRun: scope.dryRun,
     guards,
     preconditions: { ...opts.preconditions, ...(result.object.metadata.uid ? { uid: result.object.metadata.uid } : {}) },
-    companions: scope.dryRun ? [] : [store.history.deletion(hk)],
+    companions: scope.dryRun ? [] : store.deletionCompanions(namespace, name),
   });
   return { object: store.present(deleted), gone: true };
 }

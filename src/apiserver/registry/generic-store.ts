@@ -8,7 +8,7 @@ import { FieldManager, managerFromUserAgent } from '../../api/ssa/field-manager.
 import type { AdmissionAttributes, AdmissionOperation, AdmissionRecord } from '../admission/interface.js';
 import type { ApiRequest, ApiResponse, ResourceHandler } from '../handler.js';
 import type { StorageErrorContext, StorageOperation } from '../storage-status.js';
-import type { Storage, StoredObject, WatchOptions } from '../storage/interface.js';
+import type { Companion, Storage, StoredObject, WatchOptions } from '../storage/interface.js';
 import { StatusError, statuses, type GroupResource } from '../status.js';
 import { create } from './create.js';
 import { deleteCollection, deleteOne } from './delete.js';
@@ -20,6 +20,8 @@ import { ResponseWarnings } from './response-warnings.js';
 import { predicateFrom } from './selection.js';
 import type { StoreContext } from './store-context.js';
 import { servePodLog } from './pod-log.js';
+import { reconcileKey } from './reconcile-record.js';
+import { serveReconcile } from './reconcile-subresource.js';
 import { serveSubresource } from './subresources.js';
 import { update } from './update.js';
 import type { Strategy } from './strategy.js';
@@ -80,6 +82,16 @@ export class GenericStore implements ResourceHandler {
     return historyKey(this.ctx.etcdPrefix, this.strategy.storageResource ?? this.strategy.descriptor.resource, namespace, name);
   }
 
+  /** The loops' records beside the object (reconcile-record.ts). */
+  reconcileKey(namespace: string, name: string): string {
+    return reconcileKey(this.ctx.etcdPrefix, this.strategy.storageResource ?? this.strategy.descriptor.resource, namespace, name);
+  }
+
+  /** What the Txn that removes the object also removes: its history and its loops' records. */
+  deletionCompanions(namespace: string, name: string): Companion[] {
+    return [this.history.deletion(this.historyKey(namespace, name)), { key: this.reconcileKey(namespace, name), value: null }];
+  }
+
   fieldManager(subresource: string): FieldManager {
     let fm = this.managers.get(subresource);
     if (!fm) {
@@ -113,6 +125,10 @@ export class GenericStore implements ResourceHandler {
       }
       if (sub === 'history') {
         await serveHistory(this, req, res);
+        return;
+      }
+      if (sub === 'reconcile') {
+        await serveReconcile(this, req, res);
         return;
       }
       if (sub === 'log' && this.groupResource.group === '' && this.groupResource.resource === 'pods') {

@@ -36,18 +36,22 @@ export function boundEntries(entries: readonly unknown[], maxBytes = HISTORY_MAX
   return out;
 }
 
+/** 404 for a companion record that is not there: `pods "web-0" has no history`. */
+export function noCompanion(store: GenericStore, name: string, what: string): StatusError {
+  return new StatusError(
+    makeStatus(404, 'NotFound', `${groupResourceString(store.groupResource)} ${JSON.stringify(name)} has no ${what}`, {
+      name,
+      group: store.groupResource.group,
+      kind: store.groupResource.resource,
+    }),
+  );
+}
+
 export async function serveHistory(store: GenericStore, req: ApiRequest, res: ApiResponse): Promise<void> {
   if (req.info.verb !== 'get') throw new StatusError(statuses.methodNotSupported(store.groupResource, req.info.verb));
   const { namespace, name } = req.info;
   const ns = store.strategy.descriptor.namespaced ? namespace : '';
-  const noHistory = (): StatusError =>
-    new StatusError(
-      makeStatus(404, 'NotFound', `${groupResourceString(store.groupResource)} ${JSON.stringify(name)} has no history`, {
-        name,
-        group: store.groupResource.group,
-        kind: store.groupResource.resource,
-      }),
-    );
+  const noHistory = (): StatusError => noCompanion(store, name, 'history');
   let doc;
   try {
     // From the store itself (a quorum read), not a watch cache: history keys have none.

@@ -124,7 +124,7 @@ export async function updateObject(
     const held = store.strategy.holdsDeletion?.(result.object) === true;
     if (m['deletionTimestamp'] && (!Array.isArray(fin) || fin.length === 0) && !m['deletionGracePeriodSeconds'] && !held && !scope.dryRun && !result.created) {
       try {
-        const gone = await store.storage.delete(key, { preconditions: { uid: m.uid ?? '' }, companions: [store.history.deletion(store.historyKey(namespace, name))] });
+        const gone = await store.storage.delete(key, { preconditions: { uid: m.uid ?? '' }, companions: store.deletionCompanions(namespace, name) });
         return { object: store.present(gone), created: false, warnings };
       } catch (e) {
         if (!(e instanceof StorageError && e.code === 'NotFound')) throw e;

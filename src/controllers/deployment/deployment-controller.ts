@@ -4,6 +4,7 @@
 import { OWNER_INDEX, ownerIndexFunc } from '../../client/indexer.js';
 import { deletedObject } from '../../client/informer.js';
 import { objectKey } from '../../client/kube-object.js';
+import { ReconcileRecorder } from '../../client/reconcile-recorder.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../../client/resource-types.js';
 import { WorkQueue } from '../../client/work-queue.js';
@@ -27,6 +28,7 @@ export function newDeploymentController(ctx: ControllerContext): Controller {
   const queue = new WorkQueue<string>({ clock: ctx.clock });
   const deployments = new ResourceClient<Deployment>(ctx.rest, DEPLOYMENTS);
   const sets = new ResourceClient<ReplicaSet>(ctx.rest, REPLICASETS);
+  const records = new ReconcileRecorder({ rest: ctx.rest, controller: 'deployment-controller', clock: ctx.clock, log });
   const sync = new DeploymentSync({
     deployments: dInf.lister,
     replicaSets: rsInf.lister,
@@ -43,6 +45,7 @@ export function newDeploymentController(ctx: ControllerContext): Controller {
     },
     recorder: ctx.recorderFor('deployment-controller'),
     wallNow: () => ctx.clock.wallNow(),
+    loopRecord: (d, report) => records.record(DEPLOYMENTS, d.metadata.namespace ?? '', d.metadata.name ?? '', report),
   });
 
   const resolve = (rs: ReplicaSet): Deployment | undefined => resolveControllerRef(rs, DEPLOYMENT_KIND, dInf.lister);
@@ -54,7 +57,15 @@ export function newDeploymentController(ctx: ControllerContext): Controller {
     else if (controllerRefOf(rs) === undefined) matching(rs).forEach(enqueue);
   };
 
-  dInf.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: (o) => enqueue(deletedObject(o)) });
+  dInf.addEventHandler({
+    onAdd: enqueue,
+    onUpdate: (_o, n) => enqueue(n),
+    onDelete: (o) => {
+      const d = deletedObject(o);
+      records.forget(DEPLOYMENTS, d.metadata.namespace ?? '', d.metadata.name ?? '');
+      enqueue(d);
+    },
+  });
   rsInf.addEventHandler({
     onAdd: onRS,
     onUpdate: (old, rs) => {

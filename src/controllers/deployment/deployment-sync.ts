@@ -6,6 +6,7 @@
 import { labelSelectorAsSelector } from '../../api/label-selector.js';
 import { isAlreadyExists } from '../../client/api-status-error.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
+import type { LoopReport } from '../../client/reconcile-recorder.js';
 import { OWNER_INDEX, type Lister } from '../../client/indexer.js';
 import { splitKey } from '../../client/kube-object.js';
 import type { Deployment, Pod, ReplicaSet } from '../apps-types.js';
@@ -40,6 +41,8 @@ export interface DeploymentSyncDeps {
   readonly writer: DeploymentWriter;
   readonly recorder: EventRecorder;
   readonly wallNow: () => Date;
+  /** Each sync's record for `why` (the reconcile subresource); the recorder bounds the writes. */
+  readonly loopRecord?: (d: Deployment, report: LoopReport) => void;
 }
 
 export interface DeploymentSyncResult {
@@ -49,6 +52,8 @@ export interface DeploymentSyncResult {
 /** The state of one sync: the Deployment as last written (it is written several times) and its ReplicaSets. */
 export class DeploymentRun {
   requeueAfterMs: number | undefined;
+  /** What this sync did to the ReplicaSets, for its record: `create web-abc`, `scale web-abc 1→3`. */
+  readonly actions: string[] = [];
   constructor(
     readonly deps: DeploymentSyncDeps,
     public d: Deployment,
@@ -133,6 +138,7 @@ export class DeploymentRun {
         throw new Error(`found a hash collision for deployment ${JSON.stringify(d.metadata.name ?? '')}: bumping collisionCount to ${status.collisionCount} to resolve it`, { cause: e });
       }
     }
+    if (!alreadyExists) this.actions.push(`create replica set ${name}`);
     if (!alreadyExists && replicas > 0) this.deps.recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicas}`);
     this.sets.push(created);
     const revChanged = this.setRevision(String(newRevision));
@@ -177,6 +183,7 @@ export class DeploymentRun {
     copy.spec.replicas = size;
     setReplicasAnnotations(copy, specReplicas(d), max);
     const updated = this.replaceSet(await this.deps.writer.updateReplicaSet(copy));
+    if (sizeChanged) this.actions.push(`scale ${rs.metadata.name ?? ''} ${rsReplicas(rs)}→${size}`);
     if (sizeChanged) this.deps.recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${rsReplicas(rs) < size ? 'up' : 'down'} replica set ${rs.metadata.name ?? ''} from ${rsReplicas(rs)} to ${size}`);
     return updated;
   }
@@ -212,6 +219,7 @@ export class DeploymentRun {
     for (const rs of [...alive].sort(byRevision).slice(0, diff)) {
       if ((rs.status?.replicas ?? 0) !== 0 || rsReplicas(rs) !== 0 || (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0)) continue;
       await this.deps.writer.deleteReplicaSet(rs.metadata.namespace ?? '', rs.metadata.name ?? '', rs.metadata.uid ?? '');
+      this.actions.push(`delete replica set ${rs.metadata.name ?? ''}`);
     }
   }
 
@@ -228,6 +236,24 @@ function saturated(d: Deployment, rs: ReplicaSet): boolean {
   return rsReplicas(rs) === specReplicas(d) && desiredReplicasOf(rs) === specReplicas(d) && (rs.status?.availableReplicas ?? 0) === specReplicas(d);
 }
 
+/** The sync's record: the replica gap as the Deployment's status has it, what the sync did, and its error. */
+export function loopReport(d: Deployment, actions: readonly string[], err: unknown): LoopReport {
+  const desired = specReplicas(d);
+  const st = d.status ?? {};
+  const actual = { replicas: st.replicas ?? 0, updated: st.updatedReplicas ?? 0, ready: st.readyReplicas ?? 0, available: st.availableReplicas ?? 0 };
+  const done = actual.replicas === desired && actual.updated === desired && actual.available === desired;
+  const stuck = getCondition(st, PROGRESSING);
+  const message = err !== undefined ? (err instanceof Error ? err.message : String(err)) : stuck?.status === 'False' ? `${stuck.reason ?? ''}: ${stuck.message ?? ''}` : undefined;
+  return {
+    ...(d.metadata.generation !== undefined ? { observedGeneration: d.metadata.generation } : {}),
+    ...(d.metadata.uid !== undefined ? { uid: d.metadata.uid } : {}),
+    gap: { desired: { replicas: desired }, actual },
+    action: actions.length > 0 ? actions.join(', ') : d.spec.paused ? 'none (paused)' : done ? 'none' : 'wait',
+    outcome: err !== undefined || stuck?.status === 'False' ? 'error' : done ? 'ok' : 'waiting',
+    ...(message !== undefined ? { message: message.slice(0, 1024) } : {}),
+  };
+}
+
 export class DeploymentSync {
   constructor(private readonly deps: DeploymentSyncDeps) {}
 
@@ -235,7 +261,21 @@ export class DeploymentSync {
     const { namespace, name } = splitKey(key);
     const cached = this.deps.deployments.get(namespace, name);
     if (cached === undefined) return {};
-    const d = structuredClone(cached);
+    const record = this.deps.loopRecord;
+    if (record === undefined) return this.syncOne(key, structuredClone(cached), undefined);
+    const state: { run?: DeploymentRun } = {};
+    try {
+      const r = await this.syncOne(key, structuredClone(cached), state);
+      record(state.run?.d ?? cached, loopReport(state.run?.d ?? cached, state.run?.actions ?? [], undefined));
+      return r;
+    } catch (e) {
+      record(state.run?.d ?? cached, loopReport(state.run?.d ?? cached, state.run?.actions ?? [], e));
+      throw e;
+    }
+  }
+
+  private async syncOne(key: string, d: Deployment, state: { run?: DeploymentRun } | undefined): Promise<DeploymentSyncResult> {
+    const { namespace, name } = splitKey(key);
     const selector = labelSelectorAsSelector(d.spec.selector);
     if (selector.isEmpty()) {
       this.deps.recorder.event(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
@@ -257,6 +297,7 @@ export class DeploymentSync {
     });
     if (errors.length > 0) throw errors[0];
     const run = new DeploymentRun(this.deps, d, claimed);
+    if (state !== undefined) state.run = run;
 
     if (d.metadata.deletionTimestamp) {
       const { newRS, old } = await run.newAndOld(false);

@@ -4,6 +4,7 @@
 import { OWNER_INDEX, ownerIndexFunc } from '../../client/indexer.js';
 import { deletedObject, type DeletedFinalStateUnknown } from '../../client/informer.js';
 import { objectKey } from '../../client/kube-object.js';
+import { ReconcileRecorder } from '../../client/reconcile-recorder.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { PODS, REPLICASETS } from '../../client/resource-types.js';
 import { WorkQueue } from '../../client/work-queue.js';
@@ -27,6 +28,7 @@ export function newReplicaSetController(ctx: ControllerContext): Controller {
   const expectations = new Expectations(ctx.clock);
   const pods = new ResourceClient<Pod>(ctx.rest, PODS);
   const sets = new ResourceClient<ReplicaSet>(ctx.rest, REPLICASETS);
+  const records = new ReconcileRecorder({ rest: ctx.rest, controller: 'replicaset-controller', clock: ctx.clock, log });
   const sync = new ReplicaSetSync({
     replicaSets: rsInf.lister,
     pods: podInf.lister,
@@ -40,6 +42,7 @@ export function newReplicaSetController(ctx: ControllerContext): Controller {
     recorder: ctx.recorderFor('replicaset-controller'),
     wallNow: () => ctx.clock.wallNow(),
     log,
+    loopRecord: (rs, report) => records.record(REPLICASETS, rs.metadata.namespace ?? '', rs.metadata.name ?? '', report),
   });
 
   const resolve = (pod: Pod): ReplicaSet | undefined => resolveControllerRef(pod, RS_KIND, rsInf.lister);
@@ -59,6 +62,7 @@ export function newReplicaSetController(ctx: ControllerContext): Controller {
     onDelete: (o: ReplicaSet | DeletedFinalStateUnknown<ReplicaSet>) => {
       const rs = deletedObject(o);
       expectations.delete(objectKey(rs));
+      records.forget(REPLICASETS, rs.metadata.namespace ?? '', rs.metadata.name ?? '');
       enqueue(rs);
     },
   });

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { labelSelectorAsSelector } from '../../api/label-selector.js';
 import type { Selector } from '../../api/labels-selector.js';
 import { isApiStatusError, isNotFound } from '../../client/api-status-error.js';
+import type { LoopReport } from '../../client/reconcile-recorder.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import { OWNER_INDEX, type Lister } from '../../client/indexer.js';
 import { objectKey, splitKey } from '../../client/kube-object.js';
@@ -44,6 +45,8 @@ export interface ReplicaSetSyncDeps {
   readonly wallNow: () => Date;
   readonly burstReplicas?: number;
   readonly log?: Logger;
+  /** Each sync's record for `why` (the reconcile subresource); the recorder bounds the writes. */
+  readonly loopRecord?: (rs: ReplicaSet, report: LoopReport) => void;
 }
 
 export interface SyncResult {
@@ -95,7 +98,11 @@ export class ReplicaSetSync {
 
     let failure: ManageFailure | undefined;
     let manageErr: unknown;
+    let action = needsSync ? 'none' : 'wait for pod creates and deletes to be observed';
     if (needsSync && !rs.metadata.deletionTimestamp) {
+      const diff = claimed.length - specReplicas(rs);
+      const n = Math.min(Math.abs(diff), this.d.burstReplicas ?? BURST_REPLICAS);
+      if (diff !== 0) action = `${diff < 0 ? 'create' : 'delete'} ${n}`;
       try {
         await this.manageReplicas(claimed, rs);
       } catch (e) {
@@ -104,6 +111,7 @@ export class ReplicaSetSync {
       }
     }
     const status = calculateStatus(rs, claimed, failure, this.d.wallNow());
+    this.d.loopRecord?.(rs, loopReport(rs, status, action, failure));
     const updated = await this.writeStatus(rs, status);
     if (manageErr !== undefined) throw manageErr;
     const minReady = updated.spec.minReadySeconds ?? 0;
@@ -202,6 +210,21 @@ export class ReplicaSetSync {
       }
     }
   }
+}
+
+/** The sync's record: the replica gap, what it did, and the FailedCreate/FailedDelete message when it failed. */
+export function loopReport(rs: ReplicaSet, status: ReplicaSetStatus, action: string, failure: ManageFailure | undefined): LoopReport {
+  const desired = specReplicas(rs);
+  const actual = { replicas: status.replicas, ready: status.readyReplicas ?? 0, available: status.availableReplicas ?? 0 };
+  const converged = actual.replicas === desired && actual.available === desired;
+  return {
+    ...(rs.metadata.generation !== undefined ? { observedGeneration: rs.metadata.generation } : {}),
+    ...(rs.metadata.uid !== undefined ? { uid: rs.metadata.uid } : {}),
+    gap: { desired: { replicas: desired }, actual },
+    action,
+    outcome: failure !== undefined ? 'error' : converged ? 'ok' : 'waiting',
+    ...(failure !== undefined ? { message: `${failure.reason}: ${failure.message}`.slice(0, 1024) } : {}),
+  };
 }
 
 export class ManageError extends Error {
