@@ -206,6 +206,10 @@ export class RestClient {
             yield ev as WatchEvent<T>;
           }
         }
+        // A server that dies closes an HTTP/2 stream without an error: the stream never ended, so resume.
+        if (res.body.readableAborted && !o.signal.aborted && this.transport.count > 1) {
+          throw new ClientError('CLIENT_TRANSPORT', `watch ${o.path}: the connection closed before the stream ended`);
+        }
         for (const ev of decoder.end()) yield ev as WatchEvent<T>;
         return;
       } catch (e) {
