@@ -37,8 +37,11 @@ type Obj = KubeObject & { data?: Record<string, string>; spec?: Record<string, u
 const NS = 'default';
 const NODE = 'failover-node';
 
-/** A TLS HTTP/2 server that takes requests and drops the connection without answering: "did it reach?" */
-async function droppingServer(certDir: string): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+/**
+ * A TLS HTTP/2 server that takes requests and never answers them: it drops the connection ("did it
+ * reach?"), or with `hold` keeps it open (a server that hangs).
+ */
+async function droppingServer(certDir: string, hold = false): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
   const seen: string[] = [];
   const server = http2.createSecureServer({
     cert: readFileSync(join(certDir, CERT_DIR_FILES.servingCert)),
@@ -47,13 +50,19 @@ async function droppingServer(certDir: string): Promise<{ url: string; seen: str
   });
   server.on('request', (req: http2.Http2ServerRequest) => {
     seen.push(`${req.method} ${req.url}`);
+    if (hold) return;
     if (req.stream) req.stream.session?.destroy();
     else req.socket.destroy();
   });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (s) => sessions.add(s.on('close', () => sessions.delete(s))));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const addr = server.address();
   if (addr === null || typeof addr === 'string') throw new Error('no port');
-  return { url: `https://127.0.0.1:${addr.port}`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: `https://127.0.0.1:${addr.port}`, seen, close: () => new Promise((resolve) => {
+      for (const s of sessions) s.destroy();
+      server.close(() => resolve());
+    }) };
 }
 
 describe('clients fail over between API servers', () => {
@@ -188,6 +197,20 @@ describe('clients fail over between API servers', () => {
       expect(dropping.seen).toEqual([`POST /api/v1/namespaces/${NS}/configmaps`, `GET /api/v1/namespaces/${NS}/configmaps/before`]);
     } finally {
       await dropping.close();
+    }
+  }, 60_000);
+
+  it('a server that takes a request and never answers: the request times out and the client moves on', async () => {
+    const hanging = await droppingServer(certDir, true);
+    try {
+      const c = client({ server: hanging.url, endpoints: [urls[1]!], tls, timeoutMs: 1000 });
+      const err = await cms(c).get(NS, 'before').catch((e: unknown) => e);
+      expect((err as ClientError).code).toBe('CLIENT_TIMEOUT');
+      expect(hanging.seen).toEqual([`GET /api/v1/namespaces/${NS}/configmaps/before`]);
+      expect(c.server).toBe(urls[1]);
+      expect((await cms(c).get(NS, 'before')).data).toEqual({ n: '0' });
+    } finally {
+      await hanging.close();
     }
   }, 60_000);
 
