@@ -90,7 +90,7 @@ export class Endpoints {
         return { response: await transport.send(req), endpoint: i };
       } catch (e) {
         if (o.timedOut?.() === true) {
-          this.failed(i, e);
+          this.failed(i, new Error(`${req.method} ${req.path.split('?')[0] ?? ''}: no answer within the request's deadline`));
           throw e;
         }
         if (req.signal.aborted || !isConnectionError(e)) throw e;
