@@ -108,7 +108,7 @@ async function runAgent(f: AgentFlags): Promise<void> {
   const backoff = backoffFrom(f);
   const rootDir = resolve(f.rootDir ?? join('.setpoint', 'agents', nodeName));
   const log = makeLogger(f.logLevel).child({ component: 'agent', node: nodeName });
-  const rest = new RestClient({ ...kc.config, userAgent: `setpoint-agent/${nodeName}` });
+  const rest = new RestClient({ ...kc.config, userAgent: `setpoint-agent/${nodeName}`, log });
 
   // The HTTPS port's certificate: given, or the agent's own (its own CA under <root-dir>/pki, as kubelet
   // makes a self-signed kubelet.crt). Callers are trusted by the cluster CA from the kubeconfig.
@@ -156,7 +156,7 @@ async function runSimulated(f: AgentFlags, config: ReturnType<typeof loadKubecon
   const prefix = (f.nodeName ?? 'sim-node').toLowerCase();
   const log = makeLogger(f.logLevel).child({ component: 'simulated-nodes' });
   const sim = new SimulatedNodes({
-    rest: new RestClient({ ...config, userAgent: 'setpoint-agent/simulated' }),
+    rest: new RestClient({ ...config, userAgent: 'setpoint-agent/simulated', log }),
     count,
     prefix,
     leaseDurationSeconds: intFlag('node-lease-duration-seconds', f.nodeLeaseDurationSeconds, 1, 3600),

@@ -144,7 +144,7 @@ export async function runLeaderElectedComponent(flags: ComponentFlags, spec: Com
   } catch (e) {
     usageError(spec.command, (e as Error).message);
   }
-  const rest = new RestClient({ ...loaded.config, userAgent: spec.userAgent });
+  const rest = new RestClient({ ...loaded.config, userAgent: spec.userAgent, log });
   const ac = new AbortController();
   setMaxListeners(0, ac.signal); // every informer and worker listens on it
   const election = leaderElected(rest, le, log);
@@ -157,7 +157,7 @@ export async function runLeaderElectedComponent(flags: ComponentFlags, spec: Com
     rest.close();
   });
   const identity = election.elector?.identity;
-  log.info({ server: loaded.config.server, ...spec.startFields, leaderElect: le.leaderElect, lease: `${le.resourceNamespace}/${le.resourceName}`, identity }, spec.startMessage);
+  log.info({ server: loaded.config.server, ...(loaded.config.endpoints ? { endpoints: loaded.config.endpoints } : {}), ...spec.startFields, leaderElect: le.leaderElect, lease: `${le.resourceNamespace}/${le.resourceName}`, identity }, spec.startMessage);
   if (!(await loops.startInformers(ac.signal))) return;
   log.info('caches synced');
   const run = election.run(ac.signal, (leading) => loops.run(leading));

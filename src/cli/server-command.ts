@@ -40,7 +40,8 @@ export function registerServerCommand(program: Command): void {
     .addOption(new Option('--leader-elect-lease-duration <duration>', "the scheduler's and the controller manager's lease duration (default: theirs)"))
     .addOption(new Option('--leader-elect-renew-deadline <duration>', "the scheduler's and the controller manager's renew deadline (default: theirs)"))
     .addOption(new Option('--leader-elect-retry-period <duration>', "the scheduler's and the controller manager's retry period (default: theirs)"))
-    .addOption(new Option('--controllers <list>', "the controller manager's --controllers (default: *)"));
+    .addOption(new Option('--controllers <list>', "the controller manager's --controllers (default: *)"))
+    .addOption(new Option('--api-server-endpoints <urls>', "every member's API server (https://host:port,…): the scheduler and the controller manager fail over between them, this member's own first"));
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
     const storeRaw = storeFlagsGiven(opts);
     let store;
@@ -70,6 +71,7 @@ export function registerServerCommand(program: Command): void {
       etcdServers: store.advertiseClientUrls,
       apiServerArgs: [`--secure-port=${securePort}`, `--log-level=${store.logLevel}`, ...forwarded(opts, API_FLAGS.filter((f) => f !== 'secure-port'))],
       securePort,
+      ...(typeof opts.apiServerEndpoints === 'string' ? { apiServerEndpoints: opts.apiServerEndpoints.split(',').filter((u) => u !== '') } : {}),
       ...(opts.certDir !== undefined ? { certDir: String(opts.certDir) } : {}),
       loopArgs: [`--log-level=${store.logLevel}`, ...forwarded(opts, LOOP_FLAGS)],
       schedulerArgs: [],

@@ -1,15 +1,18 @@
 // `setpoint up` (what `npm start` runs): the whole HA control plane on this machine. Three `setpoint server`
 // members (store on etcd's conventional local ports, API servers on 6443/16443/26443, one scheduler and one
 // controller manager each, leader-elected) sharing one cluster CA, and one agent per member as nodes
-// node-1 … node-3 running pods as real processes; `--simulate N` adds N simulated nodes. It writes
-// ./.setpoint/kubeconfig (admin, one context per API server) without touching ~/.kube/config, prints how to
-// use it, and stops everything on Ctrl-C. A second start keeps all state.
+// node-1 … node-3 running pods as real processes; `--simulate N` adds N simulated nodes. Every client it
+// sets up (agents, loops, the admin kubeconfig) names all three API servers, its own member's first, and
+// fails over between them (docs/endpoints.md). It writes ./.setpoint/kubeconfig (admin, one context per
+// API server) without touching ~/.kube/config, prints how to use it, and stops everything on Ctrl-C. A
+// second start keeps all state.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stopAdoptedPods } from '../agent/stop-pods.js';
 import { readCertDirCa } from '../apiserver/pki/cert-dir.js';
 import { writeClientKubeconfig } from '../apiserver/pki/kubeconfig.js';
+import { loadKubeconfig } from '../client/kubeconfig.js';
 import { readyz } from '../harness/kinds/apiserver.js';
 import { ManagedProcess } from '../harness/managed-process.js';
 import { setpointMain } from '../harness/setpoint-main.js';
@@ -29,6 +32,16 @@ const MEMBERS = [
 
 const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m'];
 const RESET = '\x1b[0m';
+
+/** A kubeconfig written by an earlier start that already names every API server (older ones named one). */
+function failsOver(file: string): boolean {
+  if (!existsSync(file)) return false;
+  try {
+    return (loadKubeconfig({ path: file }).config.endpoints?.length ?? 0) >= MEMBERS.length - 1;
+  } catch {
+    return false;
+  }
+}
 
 async function up(o: UpOptions): Promise<void> {
   const dataDir = resolve(o.dataDir);
@@ -59,6 +72,7 @@ async function up(o: UpOptions): Promise<void> {
     return p;
   };
 
+  const apiServers = MEMBERS.map((m) => `https://127.0.0.1:${m.api}`);
   const initialCluster = MEMBERS.map((m) => `${m.name}=http://${o.host}:${m.peer}`).join(',');
   MEMBERS.forEach((m, i) =>
     run(
@@ -75,6 +89,7 @@ async function up(o: UpOptions): Promise<void> {
         '--initial-cluster-token=setpoint-up',
         `--secure-port=${m.api}`,
         `--cert-dir=${pki}`,
+        `--api-server-endpoints=${apiServers.join(',')}`,
       ],
       COLORS[i] ?? '',
     ),
@@ -100,15 +115,15 @@ async function up(o: UpOptions): Promise<void> {
   await waitFor('an API server to be ready', async () => existsSync(caFile) && (await readyz(MEMBERS[0].api, readFileSync(caFile, 'utf8'))) === 200, { timeoutMs: 180_000, intervalMs: 250 });
   const ca = readCertDirCa(pki);
   const kubeconfig = join(dataDir, 'kubeconfig');
-  // The admin kubeconfig: one context per API server (`setpoint`, `setpoint-2`, `setpoint-3`).
-  if (!existsSync(kubeconfig)) await writeClientKubeconfig(kubeconfig, ca, { server: MEMBERS.map((m) => `https://127.0.0.1:${m.api}`), user: 'admin', groups: ['system:masters'] });
+  // The admin kubeconfig: one context per API server (`setpoint`, `setpoint-2`, `setpoint-3`), each failing over to the others.
+  if (!failsOver(kubeconfig)) await writeClientKubeconfig(kubeconfig, ca, { server: apiServers, endpoints: apiServers, user: 'admin', groups: ['system:masters'] });
 
   for (const [i, m] of MEMBERS.entries()) {
     const root = join(dataDir, 'agents', m.node);
     mkdirSync(root, { recursive: true });
     const kc = join(root, 'kubeconfig');
-    if (!existsSync(kc)) {
-      await writeClientKubeconfig(kc, ca, { server: `https://127.0.0.1:${m.api}`, user: `system:node:${m.node}`, groups: ['system:nodes'] });
+    if (!failsOver(kc)) {
+      await writeClientKubeconfig(kc, ca, { server: `https://127.0.0.1:${m.api}`, endpoints: apiServers, user: `system:node:${m.node}`, groups: ['system:nodes'] });
     }
     run(m.node, ['agent', `--kubeconfig=${kc}`, `--node-name=${m.node}`, `--root-dir=${root}`, `--port=${m.agentPort}`, `--pod-cidr=127.1.${i + 1}.0/24`], COLORS[i] ?? '');
   }

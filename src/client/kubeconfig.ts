@@ -1,13 +1,16 @@
 // Reading a kubeconfig as kubectl does: `--kubeconfig`, else the KUBECONFIG list (the first file that names
 // a thing wins, as client-go merges), else ~/.kube/config; the current context or `--context`; the
 // cluster's server and CA, the user's client certificate and key or bearer token (inline `-data`, files
-// relative to the kubeconfig's folder, or `tokenFile`). The result is a RestClientConfig plus the
-// context's namespace. Errors are readable lines (ClientError CLIENT_CONFIG), never stack traces.
+// relative to the kubeconfig's folder, or `tokenFile`). A cluster may name more API servers to fail over
+// to in its `setpoint.io/endpoints` extension (kubectl ignores it and uses `server`). The result is a
+// RestClientConfig plus the context's namespace. Errors are readable lines (ClientError CLIENT_CONFIG),
+// never stack traces.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
 import { ClientError } from './api-status-error.js';
+import { endpointList } from './endpoints.js';
 import type { RestClientConfig } from './rest-client.js';
 
 export interface KubeconfigSelection {
@@ -57,6 +60,24 @@ function readNamed(doc: Entry, field: string, inner: string, dir: string, into: 
     if (typeof name !== 'string' || into.has(name)) continue;
     into.set(name, { name, value: typeof value === 'object' && value !== null ? (value as Entry) : {}, dir });
   }
+}
+
+/** The name of the cluster extension that lists every API server of the cluster. */
+export const ENDPOINTS_EXTENSION = 'setpoint.io/endpoints';
+
+/** `extensions: [{name: setpoint.io/endpoints, extension: {servers: [...]}}]` of a cluster, checked as URLs. */
+function extensionServers(cluster: Named<Entry>): string[] {
+  const exts = cluster.value.extensions;
+  if (exts === undefined || exts === null) return [];
+  if (!Array.isArray(exts)) fail(`kubeconfig: cluster "${cluster.name}" extensions is not a list`);
+  const ext = (exts as unknown[]).find((x): x is Entry => typeof x === 'object' && x !== null && (x as Entry).name === ENDPOINTS_EXTENSION);
+  if (ext === undefined) return [];
+  const servers = (typeof ext.extension === 'object' && ext.extension !== null ? (ext.extension as Entry) : {}).servers;
+  if (!Array.isArray(servers)) fail(`kubeconfig: cluster "${cluster.name}" extension ${ENDPOINTS_EXTENSION} has no servers list`);
+  return (servers as unknown[]).map((s) => {
+    if (typeof s !== 'string' || !/^https?:\/\//.test(s)) fail(`kubeconfig: cluster "${cluster.name}" extension ${ENDPOINTS_EXTENSION}: ${JSON.stringify(s)} is not an http(s) URL`);
+    return s;
+  });
 }
 
 function str(e: Entry, k: string): string | undefined {
@@ -137,8 +158,10 @@ export function loadKubeconfig(sel: KubeconfigSelection = {}): LoadedKubeconfig 
   }
   const insecure = cluster.value['insecure-skip-tls-verify'] === true;
   const serverName = str(cluster.value, 'tls-server-name');
+  const [primary = server, ...endpoints] = endpointList(server, extensionServers(cluster));
   const config: RestClientConfig = {
-    server: server.replace(/\/+$/, ''),
+    server: primary,
+    ...(endpoints.length > 0 ? { endpoints } : {}),
     tls: {
       ...(ca !== undefined ? { ca } : {}),
       ...(cert !== undefined ? { cert } : {}),

@@ -1,15 +1,23 @@
 // The REST client under every typed helper: JSON in and out, errors parsed into ApiStatusError, a
 // deadline per request, bounded response bodies, and retries only where they are safe (a GET whose
-// connection failed before any answer). Derived clients share one transport and add headers to their
-// writes (the leader elector's fencing token).
+// connection failed before any answer). With several API servers (endpoints.ts) it fails over between
+// them, and a watch whose connection breaks resumes on the next one from the last resourceVersion it
+// delivered. Derived clients share one transport and add headers to their writes (the leader elector's
+// fencing token).
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from 'pino';
 import { ApiStatusError, ClientError, statusFromResponse } from './api-status-error.js';
-import { isConnectionError, Transport, type Protocol, type RawResponse, type TlsOptions } from './transport.js';
+import { endpointList, Endpoints, type Sent } from './endpoints.js';
+import { isConnectionError, type Protocol, type RawResponse, type TlsOptions } from './transport.js';
 import { WatchDecoder, type WatchEvent } from './watch-decoder.js';
 
 export interface RestClientConfig {
   /** `https://host:port` (or http:// for a plain server). */
   readonly server: string;
+  /** More API servers of the same cluster to fail over to, in order (the kubeconfig's `setpoint.io/endpoints`). */
+  readonly endpoints?: readonly string[];
+  /** Where a switch between endpoints is logged. */
+  readonly log?: Logger;
   readonly tls?: TlsOptions;
   readonly token?: string;
   readonly protocol?: Protocol;
@@ -54,18 +62,19 @@ export function withQuery(path: string, query?: Query): string {
 }
 
 export class RestClient {
-  private readonly transport: Transport;
+  private readonly transport: Endpoints;
   private readonly config: RestClientConfig;
   private readonly writeHeaders: readonly HeaderSource[];
 
-  constructor(config: RestClientConfig, shared?: { transport: Transport; writeHeaders: readonly HeaderSource[] }) {
+  constructor(config: RestClientConfig, shared?: { transport: Endpoints; writeHeaders: readonly HeaderSource[] }) {
     this.config = config;
-    this.transport = shared?.transport ?? new Transport(config.server, config.tls ?? {}, config.protocol ?? 'auto');
+    this.transport = shared?.transport ?? new Endpoints(endpointList(config.server, config.endpoints), config.tls ?? {}, config.protocol ?? 'auto', config.log);
     this.writeHeaders = shared?.writeHeaders ?? [];
   }
 
+  /** The API server in use. */
   get server(): string {
-    return this.config.server;
+    return this.transport.server;
   }
 
   /** A client on the same connection whose writes (every method but GET) also carry these headers. */
@@ -121,7 +130,8 @@ export class RestClient {
     o.signal?.addEventListener('abort', onAbort, { once: true });
     const body = this.encode(o.body);
     try {
-      const res = await this.transport.send({ method, path: withQuery(o.path, o.query), headers: this.headersFor(method, o, body), ...(body ? { body } : {}), signal: ac.signal });
+      const req = { method, path: withQuery(o.path, o.query), headers: this.headersFor(method, o, body), ...(body ? { body } : {}), signal: ac.signal };
+      const { response: res } = await this.transport.send(req, { idempotent: method === 'GET', timedOut: () => timedOut });
       return { status: res.status, headers: res.headers, body: await this.readBounded(res) };
     } catch (e) {
       if (timedOut) throw new ClientError('CLIENT_TIMEOUT', `${method} ${o.path}: no answer within ${timeoutMs} ms`, { cause: e });
@@ -171,36 +181,60 @@ export class RestClient {
 
   /**
    * A watch: events until the server ends the stream or the signal aborts. A non-200 answer is an
-   * ApiStatusError (HTTP 410 included); an ERROR event is yielded for the caller to judge.
+   * ApiStatusError (HTTP 410 included); an ERROR event is yielded for the caller to judge. With several
+   * endpoints, a stream whose connection breaks is opened again on the next one from the last
+   * resourceVersion delivered (a 410 there is the caller's, as on any watch).
    */
   async *watch<T = unknown>(o: RequestOptions & { signal: AbortSignal }): AsyncGenerator<WatchEvent<T>> {
-    const headers = this.headersFor('GET', o, undefined);
-    let res: RawResponse | undefined;
-    for (let i = 1; ; i++) {
+    let rv = o.query?.resourceVersion;
+    // Breaks in a row with no event between them: past one per endpoint, the error is the caller's.
+    let breaks = 0;
+    for (;;) {
+      const opened = await this.openWatch({ ...o, query: { ...o.query, resourceVersion: rv } });
+      if (opened === undefined) return;
+      const { response: res, endpoint } = opened;
+      if (res.status !== 200) {
+        throw new ApiStatusError(statusFromResponse(res.status, await this.readBounded(res)));
+      }
+      const decoder = new WatchDecoder();
       try {
-        res = await this.transport.send({ method: 'GET', path: withQuery(o.path, { ...o.query, watch: 'true' }), headers, signal: o.signal });
-        break;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          for (const ev of decoder.push(chunk)) {
+            const evRv = ev.type !== 'ERROR' ? (ev.object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion : undefined;
+            if (typeof evRv === 'string' && evRv !== '') rv = evRv;
+            breaks = 0;
+            yield ev as WatchEvent<T>;
+          }
+        }
+        // A server that dies closes an HTTP/2 stream without an error: the stream never ended, so resume.
+        if (res.body.readableAborted && !o.signal.aborted && this.transport.count > 1) {
+          throw new ClientError('CLIENT_TRANSPORT', `watch ${o.path}: the connection closed before the stream ended`);
+        }
+        for (const ev of decoder.end()) yield ev as WatchEvent<T>;
+        return;
       } catch (e) {
         if (o.signal.aborted) return;
+        if (e instanceof ClientError && e.code !== 'CLIENT_TRANSPORT') throw e;
+        const err = e instanceof ClientError ? e : new ClientError('CLIENT_TRANSPORT', `watch ${o.path}: ${(e as Error).message}`, { cause: e });
+        this.transport.failed(endpoint, err);
+        if (this.transport.count < 2 || ++breaks > this.transport.count) throw err;
+      } finally {
+        res.body.destroy();
+      }
+    }
+  }
+
+  /** Opens a watch stream (retrying connection errors as a GET); undefined once the signal aborts. */
+  private async openWatch(o: RequestOptions & { signal: AbortSignal }): Promise<Sent | undefined> {
+    const headers = this.headersFor('GET', o, undefined);
+    for (let i = 1; ; i++) {
+      try {
+        return await this.transport.send({ method: 'GET', path: withQuery(o.path, { ...o.query, watch: 'true' }), headers, signal: o.signal }, { idempotent: true });
+      } catch (e) {
+        if (o.signal.aborted) return undefined;
         if (i >= (this.config.getAttempts ?? 3) || !isConnectionError(e)) throw e;
         await delay(50 * 2 ** i);
       }
-    }
-    if (res.status !== 200) {
-      throw new ApiStatusError(statusFromResponse(res.status, await this.readBounded(res)));
-    }
-    const decoder = new WatchDecoder();
-    try {
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        for (const ev of decoder.push(chunk)) yield ev as WatchEvent<T>;
-      }
-      for (const ev of decoder.end()) yield ev as WatchEvent<T>;
-    } catch (e) {
-      if (o.signal.aborted) return;
-      if (e instanceof ClientError) throw e;
-      throw new ClientError('CLIENT_TRANSPORT', `watch ${o.path}: ${(e as Error).message}`, { cause: e });
-    } finally {
-      res.body.destroy();
     }
   }
 }

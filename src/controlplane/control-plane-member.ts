@@ -1,8 +1,8 @@
 // One control-plane member (`setpoint server`): the store member, the API server on it, the scheduler and
 // the controller manager, each its own process so that a busy loop never delays a Raft heartbeat. The API
 // server talks to the local store member through the etcd v3 API; the loops talk to the local API server
-// with client certificates issued from the cluster CA, and run only while they hold their Leases, so three
-// members make one HA control plane. Components that crash are restarted (supervised.ts); stop() ends them
+// with client certificates issued from the cluster CA (failing over to the other members' API servers when
+// given), and run only while they hold their Leases, so three members make one HA control plane. Components that crash are restarted (supervised.ts); stop() ends them
 // in order: the loops first, then the API server, the store last.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,8 @@ export interface ControlPlaneMemberOptions {
   /** `setpoint apiserver` flags as given (--cert-dir defaults to <dataDir>/pki). */
   readonly apiServerArgs: readonly string[];
   readonly securePort: number;
+  /** Every member's API server: the loops fail over to the others (this member's own stays first). */
+  readonly apiServerEndpoints?: readonly string[];
   readonly certDir?: string;
   /** Flags for both loops (leader election, log level). */
   readonly loopArgs: readonly string[];
@@ -81,7 +83,7 @@ export class ControlPlaneMember {
     const server = `https://127.0.0.1:${o.securePort}`;
     const write = async (file: string, user: string): Promise<string> => {
       const path = join(kubeconfigs, file);
-      await writeClientKubeconfig(path, ca, { server, user });
+      await writeClientKubeconfig(path, ca, { server, user, ...(o.apiServerEndpoints !== undefined ? { endpoints: o.apiServerEndpoints } : {}) });
       return path;
     };
     const schedulerKc = await write('scheduler.kubeconfig', 'system:kube-scheduler');

@@ -34,6 +34,17 @@ describe('loadKubeconfig', () => {
     expect([two.config.server, two.namespace]).toEqual(['https://a:1', 'kube-system']);
   });
 
+  it('reads the setpoint.io/endpoints extension: every API server, the cluster\'s own first', () => {
+    const f = join(dir, 'multi');
+    const all = ['https://127.0.0.1:6443', 'https://127.0.0.1:16443', 'https://127.0.0.1:26443'];
+    writeFileSync(f, renderKubeconfig({ server: all, endpoints: all, caPem: 'CA', userName: 'admin', token: 't' }));
+    expect(loadKubeconfig({ path: f }).config).toMatchObject({ server: all[0], endpoints: [all[1], all[2]] });
+    expect(loadKubeconfig({ path: f, context: 'setpoint-2' }).config).toMatchObject({ server: all[1], endpoints: [all[0], all[2]] });
+    const bad = join(dir, 'bad-ext');
+    writeFileSync(bad, stringify({ 'current-context': 'c', contexts: [{ name: 'c', context: { cluster: 'c' } }], clusters: [{ name: 'c', cluster: { server: 'https://a:1', extensions: [{ name: 'setpoint.io/endpoints', extension: { servers: ['a:2'] } }] } }] }));
+    expect(() => loadKubeconfig({ path: bad })).toThrow('kubeconfig: cluster "c" extension setpoint.io/endpoints: "a:2" is not an http(s) URL');
+  });
+
   it('says what is wrong in one line', () => {
     const bad = join(dir, 'bad');
     writeFileSync(bad, 'clusters: [');
