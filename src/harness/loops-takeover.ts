@@ -27,6 +27,8 @@ export interface TakeoverTrial {
   readonly takeoverSeconds: number;
   /** The members whose loops hold the Leases afterwards, by component. */
   readonly newHolders: Record<LoopComponent, string>;
+  /** From the SIGKILL until the later of the two new holders' acquireTime (their clock is this machine's). */
+  readonly acquiredSeconds: number;
   /** From the SIGKILL until the Deployment scaled right after it had converged. */
   readonly convergedSeconds: number;
   readonly replicas: number;
@@ -36,8 +38,8 @@ function holderOf(lease: KubeObject | undefined): string {
   return (lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '';
 }
 
-function renewOf(lease: KubeObject | undefined): string {
-  return (lease?.spec as { renewTime?: string } | undefined)?.renewTime ?? '';
+function acquireOf(lease: KubeObject | undefined): number {
+  return Date.parse((lease?.spec as { acquireTime?: string } | undefined)?.acquireTime ?? '');
 }
 
 export class LoopsTakeover {
@@ -102,7 +104,7 @@ export class LoopsTakeover {
     return v;
   }
 
-  /** Pauses the other members' loops until `to`'s hold both Leases, resumes them, and waits for two renewals. */
+  /** Pauses the other members' loops until `to`'s hold both Leases, resumes them, and waits until they campaign again. */
   async handBothLeasesTo(to: ServerMember): Promise<void> {
     const holdsBoth = (): boolean => COMPONENTS.every((c) => to.identities[c].has(this.holder(c)));
     if (!holdsBoth()) {
@@ -120,11 +122,14 @@ export class LoopsTakeover {
         }
       }
     }
-    // Resumed candidates have had time to see the Leases taken: each renewed twice since, by `to`.
-    for (let i = 0; i < 2; i++) {
-      const seen = COMPONENTS.map((c) => renewOf(this.leases.lister.get('kube-system', LOOP_LEASES[c])));
-      await waitFor('the Leases renewed', () => COMPONENTS.every((c, j) => renewOf(this.leases.lister.get('kube-system', LOOP_LEASES[c])) !== seen[j]), { timeoutMs: 30_000 });
-    }
+    // A resumed loop that led has lost its Lease and exits; its member starts it again after a back-off. A
+    // trial starts once every other member's loops run again and, campaigning, have seen `to` lead.
+    const others = this.members.members.filter((m) => m !== to);
+    await waitFor(
+      `the other members' loops campaigning behind ${to.name}`,
+      () => others.every((m) => COMPONENTS.every((c) => to.identities[c].has(m.loops[c].sawLeader) && this.members.componentPids(m, c).length > 0)),
+      { timeoutMs: 90_000, detail: () => others.map((m) => `${m.name}: ${JSON.stringify(m.loops)}`).join('; ') },
+    );
     if (!holdsBoth()) throw new Error(`${to.name} lost a Lease after its peers resumed`);
   }
 
@@ -142,6 +147,7 @@ export class LoopsTakeover {
     };
     this.members.killGroup(victim);
     const killedAt = performance.now();
+    const killedAtWall = Date.now();
     try {
       const target = ++this.replicas;
       const deployments = new ResourceClient<Deployment>(this.rest, DEPLOYMENTS);
@@ -154,6 +160,7 @@ export class LoopsTakeover {
       return {
         victim: victim.name,
         takeoverSeconds: ((takenAt ?? killedAt) - killedAt) / 1000,
+        acquiredSeconds: (Math.max(...COMPONENTS.map((c) => acquireOf(this.leases.lister.get('kube-system', LOOP_LEASES[c])))) - killedAtWall) / 1000,
         newHolders: { scheduler: memberName('scheduler'), 'controller-manager': memberName('controller-manager') },
         convergedSeconds,
         replicas: target,

@@ -21,6 +21,8 @@ export interface ServerMember {
   readonly proc: ManagedProcess;
   /** Every leader-election identity its loops started with (a restarted component has a new one). */
   readonly identities: Record<LoopComponent, Set<string>>;
+  /** Each loop's latest run: its identity, and the leader it has seen since it started campaigning ('' none yet). */
+  readonly loops: Record<LoopComponent, { identity: string; sawLeader: string }>;
 }
 
 /** The pids whose parent is `pid`. */
@@ -74,6 +76,7 @@ export class ServerMembers {
     const members = ports.map((p, i): ServerMember => {
       const name = `m${i + 1}`;
       const identities: ServerMember['identities'] = { scheduler: new Set(), 'controller-manager': new Set() };
+      const loops: ServerMember['loops'] = { scheduler: { identity: '', sawLeader: '' }, 'controller-manager': { identity: '', sawLeader: '' } };
       // setsid: the member leads a process group of its own, which its components join.
       const proc = new ManagedProcess(
         `setpoint server ${name}`,
@@ -82,10 +85,10 @@ export class ServerMembers {
           args: [process.execPath, ...serverMemberArgs(dir, name, p, initial), ...(o.flags ?? [])],
           env: { SETPOINT_LOG_FORMAT: 'json' },
         },
-        { logFile: join(dir, `${name}.log`), onLine: (line) => noteIdentity(identities, line) },
+        { logFile: join(dir, `${name}.log`), onLine: (line) => noteLoopLine(identities, loops, line) },
       );
       proc.start();
-      return { name, ports: p, proc, identities };
+      return { name, ports: p, proc, identities, loops };
     });
     try {
       for (const m of members) await waitMemberReady(dir, m, o.timeoutMs);
@@ -179,13 +182,21 @@ async function killAll(members: readonly ServerMember[]): Promise<void> {
   }
 }
 
-/** The server prints each component's lines as `<component> <json>`; a start line names the identity. */
-function noteIdentity(identities: ServerMember['identities'], line: string): void {
+/**
+ * The server prints each component's lines as `<component> <json>`: a start line names the identity, and a
+ * candidate that has seen the Lease's holder says 'new leader elected' with its identity.
+ */
+function noteLoopLine(identities: ServerMember['identities'], loops: ServerMember['loops'], line: string): void {
   const m = /^(scheduler|controller-manager) (\{.*)$/.exec(line);
   if (!m || !m[2]) return;
+  const c = m[1] as LoopComponent;
   try {
-    const o = JSON.parse(m[2]) as { identity?: unknown };
-    if (typeof o.identity === 'string' && o.identity !== '') identities[m[1] as LoopComponent].add(o.identity);
+    const o = JSON.parse(m[2]) as { identity?: unknown; msg?: unknown; leader?: unknown };
+    if (typeof o.identity === 'string' && o.identity !== '') {
+      identities[c].add(o.identity);
+      loops[c] = { identity: o.identity, sawLeader: '' };
+    }
+    if (o.msg === 'new leader elected' && typeof o.leader === 'string') loops[c].sawLeader = o.leader;
   } catch {
     // not a JSON line
   }
