@@ -1,9 +1,10 @@
 // The both-leases takeover on three `setpoint server` members with Setpoint's default leader-election
 // timing: the member whose loops hold both the kube-scheduler and the kube-controller-manager Leases is
 // SIGKILLed as a machine failure (its whole process group); identities of the other members take both
-// Leases over, and a Deployment scaled right after the kill converges. Five trials (TAKEOVER_TRIALS); each
-// takeover time and their median are printed, not asserted (the issue's ≤ 3 s median is a performance
-// target: `npm run bench:failover` checks it). Needs `npm run build`.
+// Leases over, and a Deployment scaled right after the kill converges. One trial by default (five took
+// close to 3 minutes; TAKEOVER_TRIALS=5 runs them): each takeover time and their median are printed, not
+// asserted (the issue's ≤ 3 s median of 5 is a performance target: `npm run bench:failover` checks it).
+// Needs `npm run build`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../bench/api/stats.js';
 import { LoopsTakeover } from '../../src/harness/loops-takeover.js';
 
-const TRIALS = Number(process.env.TAKEOVER_TRIALS ?? 5);
+const TRIALS = Number(process.env.TAKEOVER_TRIALS ?? 1);
 
 describe('SIGKILL of the member holding both loops’ Leases', () => {
   let dir: string;
