@@ -4,7 +4,7 @@
 // then the member whose controller manager leads is killed outright (its supervisor and every component,
 // as a machine failure): the others take the Leases over (the takeover is printed), running pods are
 // untouched, and a scale made right after is carried out.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { RestClient } from '../../src/client/rest-client.js';
 import { freePorts } from '../../src/harness/free-port.js';
 import { readyz } from '../../src/harness/kinds/apiserver.js';
 import { ManagedProcess } from '../../src/harness/managed-process.js';
+import { childrenOf, serverMemberArgs } from '../../src/harness/server-members.js';
 import { setpointMain } from '../../src/harness/setpoint-main.js';
 import { waitFor } from '../../src/harness/wait.js';
 
@@ -27,22 +28,6 @@ interface Member {
   readonly proc: ManagedProcess;
   /** Leader-election identities its loops logged, by component. */
   readonly identities: Map<string, string>;
-}
-
-/** The pids whose parent is `pid` (the components a `setpoint server` started). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
 }
 
 function ready(p: KubeObject): boolean {
@@ -92,19 +77,7 @@ describe('three setpoint server members and an agent', () => {
         `setpoint server ${name}`,
         {
           bin: process.execPath,
-          args: [
-            setpointMain(),
-            'server',
-            `--name=${name}`,
-            `--data-dir=${join(dir, name)}`,
-            `--listen-client-urls=http://127.0.0.1:${p.client}`,
-            `--advertise-client-urls=http://127.0.0.1:${p.client}`,
-            `--listen-peer-urls=http://127.0.0.1:${p.peer}`,
-            `--initial-advertise-peer-urls=http://127.0.0.1:${p.peer}`,
-            `--initial-cluster=${initial}`,
-            `--secure-port=${p.api}`,
-            `--cert-dir=${join(dir, 'pki')}`,
-          ],
+          args: serverMemberArgs(dir, name, p, initial),
           env: { SETPOINT_LOG_FORMAT: 'json' },
         },
         {
