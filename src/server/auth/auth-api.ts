@@ -10,6 +10,8 @@ export interface AuthApi {
   who(token: string | undefined): AuthInfo | undefined;
   /** Read permission on [key, rangeEnd) (empty: the key; "\0": from the key on), as a watch creation checks it. */
   checkRead(ai: AuthInfo | undefined, key: Uint8Array, rangeEnd: Uint8Array): void;
+  /** The root role, as membership changes need it (etcdserver errors). */
+  checkAdmin(ai: AuthInfo | undefined): void;
   /** Admin-only Maintenance calls (etcd's authMaintenanceServer): root role required, auth package errors. */
   checkMaintenance(who: () => AuthInfo | undefined): void;
 

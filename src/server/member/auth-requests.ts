@@ -80,6 +80,10 @@ export class AuthRequests implements AuthApi, AuthApplier {
     this.state.checkOp(ai, 'READ', key, rangeEnd);
   }
 
+  checkAdmin(ai: AuthInfo | undefined): void {
+    this.state.checkAdmin(ai);
+  }
+
   checkMaintenance(who: () => AuthInfo | undefined): void {
     try {
       this.state.checkAdmin(who());
