@@ -6,14 +6,18 @@ import type { AuthInfo } from './auth-state.js';
 
 export interface AuthApi {
   readonly enabled: boolean;
-  /** The caller a token names; undefined without a token; throws etcd's "invalid auth token" for an unknown one. */
-  who(token: string | undefined): AuthInfo | undefined;
+  /**
+   * The caller a token names; undefined without a token; etcd's "invalid auth token" for an unknown one. A
+   * token issued at a Raft index this member has not applied yet is waited for (a client may ask another
+   * member right after authenticating).
+   */
+  who(token: string | undefined): Promise<AuthInfo | undefined>;
   /** Read permission on [key, rangeEnd) (empty: the key; "\0": from the key on), as a watch creation checks it. */
   checkRead(ai: AuthInfo | undefined, key: Uint8Array, rangeEnd: Uint8Array): void;
   /** The root role, as membership changes need it (etcdserver errors). */
   checkAdmin(ai: AuthInfo | undefined): void;
   /** Admin-only Maintenance calls (etcd's authMaintenanceServer): root role required, auth package errors. */
-  checkMaintenance(who: () => AuthInfo | undefined): void;
+  checkMaintenance(who: () => Promise<AuthInfo | undefined>): Promise<void>;
 
   enable(ai: AuthInfo | undefined): Promise<void>;
   disable(ai: AuthInfo | undefined): Promise<void>;

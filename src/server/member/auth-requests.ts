@@ -68,9 +68,15 @@ export class AuthRequests implements AuthApi, AuthApplier {
     return this.state.isEnabled;
   }
 
-  who(token: string | undefined): AuthInfo | undefined {
+  async who(token: string | undefined): Promise<AuthInfo | undefined> {
     if (token === undefined) return undefined;
-    const user = this.tokens.user(token);
+    let user = this.tokens.user(token);
+    // "<prefix>.<index>": issued by an entry this member may not have applied yet; a ReadIndex round brings it.
+    const index = Number(token.slice(token.lastIndexOf('.') + 1));
+    if (user === undefined && Number.isSafeInteger(index) && index > this.c.node.applied()) {
+      await this.linearize();
+      user = this.tokens.user(token);
+    }
     if (user === undefined) throw etcdError('INVALID_AUTH_TOKEN');
     // A simple token names a user; its revision is the store's as it is checked (etcd's tokenSimple.info).
     return { username: user, revision: this.state.revision };
@@ -84,9 +90,9 @@ export class AuthRequests implements AuthApi, AuthApplier {
     this.state.checkAdmin(ai);
   }
 
-  checkMaintenance(who: () => AuthInfo | undefined): void {
+  async checkMaintenance(who: () => Promise<AuthInfo | undefined>): Promise<void> {
     try {
-      this.state.checkAdmin(who());
+      this.state.checkAdmin(await who());
     } catch (e) {
       const raw = e instanceof EtcdError ? RAW[e.code] : undefined;
       throw raw ? etcdError(raw) : e;

@@ -61,27 +61,27 @@ export function authService(ctx: EdgeContext): UntypedServiceImplementation {
       { proposal: () => true },
     );
   return {
-    AuthEnable: call('AuthEnable', (a, _req, who) => a.enable(who())),
-    AuthDisable: call('AuthDisable', (a, _req, who) => a.disable(who())),
+    AuthEnable: call('AuthEnable', async (a, _req, who) => a.enable(await who())),
+    AuthDisable: call('AuthDisable', async (a, _req, who) => a.disable(await who())),
     // The token in the metadata, if any, is not looked at: this is how a client gets a new one.
-    Authenticate: call('Authenticate', (a, req) => a.authenticate(str(req, 'name'), str(req, 'password'))),
-    UserAdd: call('UserAdd', (a, req, who) => {
+    Authenticate: call('Authenticate', async (a, req) => a.authenticate(str(req, 'name'), str(req, 'password'))),
+    UserAdd: call('UserAdd', async (a, req, who) => {
       const options = req['options'] as { noPassword?: boolean } | null | undefined;
-      return a.userAdd(who(), str(req, 'name'), str(req, 'password'), options?.noPassword === true);
+      return a.userAdd(await who(), str(req, 'name'), str(req, 'password'), options?.noPassword === true);
     }),
-    UserGet: call('UserGet', (a, req, who) => a.userGet(who(), str(req, 'name'))),
-    UserList: call('UserList', (a, _req, who) => a.userList(who())),
-    UserDelete: call('UserDelete', (a, req, who) => a.userDelete(who(), str(req, 'name'))),
-    UserChangePassword: call('UserChangePassword', (a, req, who) => a.userChangePassword(who(), str(req, 'name'), str(req, 'password'))),
-    UserGrantRole: call('UserGrantRole', (a, req, who) => a.userGrantRole(who(), str(req, 'user'), str(req, 'role'))),
-    UserRevokeRole: call('UserRevokeRole', (a, req, who) => a.userRevokeRole(who(), str(req, 'name'), str(req, 'role'))),
-    RoleAdd: call('RoleAdd', (a, req, who) => a.roleAdd(who(), str(req, 'name'))),
-    RoleGet: call('RoleGet', async (a, req, who) => ({ perm: (await a.roleGet(who(), str(req, 'role'))).perms.map(wirePermission) })),
-    RoleList: call('RoleList', (a, _req, who) => a.roleList(who())),
-    RoleDelete: call('RoleDelete', (a, req, who) => a.roleDelete(who(), str(req, 'role'))),
-    RoleGrantPermission: call('RoleGrantPermission', (a, req, who) =>
-      a.roleGrantPermission(who(), str(req, 'name'), parsePermission(req['perm'] as WirePermission | undefined)),
+    UserGet: call('UserGet', async (a, req, who) => a.userGet(await who(), str(req, 'name'))),
+    UserList: call('UserList', async (a, _req, who) => a.userList(await who())),
+    UserDelete: call('UserDelete', async (a, req, who) => a.userDelete(await who(), str(req, 'name'))),
+    UserChangePassword: call('UserChangePassword', async (a, req, who) => a.userChangePassword(await who(), str(req, 'name'), str(req, 'password'))),
+    UserGrantRole: call('UserGrantRole', async (a, req, who) => a.userGrantRole(await who(), str(req, 'user'), str(req, 'role'))),
+    UserRevokeRole: call('UserRevokeRole', async (a, req, who) => a.userRevokeRole(await who(), str(req, 'name'), str(req, 'role'))),
+    RoleAdd: call('RoleAdd', async (a, req, who) => a.roleAdd(await who(), str(req, 'name'))),
+    RoleGet: call('RoleGet', async (a, req, who) => ({ perm: (await a.roleGet(await who(), str(req, 'role'))).perms.map(wirePermission) })),
+    RoleList: call('RoleList', async (a, _req, who) => a.roleList(await who())),
+    RoleDelete: call('RoleDelete', async (a, req, who) => a.roleDelete(await who(), str(req, 'role'))),
+    RoleGrantPermission: call('RoleGrantPermission', async (a, req, who) =>
+      a.roleGrantPermission(await who(), str(req, 'name'), parsePermission(req['perm'] as WirePermission | undefined)),
     ),
-    RoleRevokePermission: call('RoleRevokePermission', (a, req, who) => a.roleRevokePermission(who(), str(req, 'role'), bytes(req['key']), bytes(req['rangeEnd']))),
+    RoleRevokePermission: call('RoleRevokePermission', async (a, req, who) => a.roleRevokePermission(await who(), str(req, 'role'), bytes(req['key']), bytes(req['rangeEnd']))),
   };
 }

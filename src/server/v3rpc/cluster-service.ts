@@ -22,17 +22,17 @@ export function clusterService(ctx: EdgeContext): UntypedServiceImplementation {
   const members = (ms: readonly MemberInfo[]) => ms.map(wireMember);
   return {
     MemberAdd: unary<{ peerURLs: string[]; isLearner: boolean }, object>(ctx, SERVICE, 'MemberAdd', async (req, _tooLarge, who) => {
-      store.auth?.checkAdmin(who());
+      store.auth?.checkAdmin(await who());
       const r = await store.memberAdd(req.peerURLs, req.isLearner);
       return { header: current(), member: wireMember(r.member), members: members(r.members) };
     }),
     MemberRemove: unary<{ ID: Long }, object>(ctx, SERVICE, 'MemberRemove', async (req, _tooLarge, who) => {
-      store.auth?.checkAdmin(who());
+      store.auth?.checkAdmin(await who());
       const r = await store.memberRemove(req.ID);
       return { header: current(), members: members(r.members) };
     }),
     MemberUpdate: unary<{ ID: Long; peerURLs: string[] }, object>(ctx, SERVICE, 'MemberUpdate', async (req, _tooLarge, who) => {
-      store.auth?.checkAdmin(who());
+      store.auth?.checkAdmin(await who());
       const r = await store.memberUpdate(req.ID, req.peerURLs);
       return { header: current(), members: members(r.members) };
     }),
@@ -41,7 +41,7 @@ export function clusterService(ctx: EdgeContext): UntypedServiceImplementation {
       return { header: current(), members: members(r.members) };
     }),
     MemberPromote: unary<{ ID: Long }, object>(ctx, SERVICE, 'MemberPromote', async (req, _tooLarge, who) => {
-      store.auth?.checkAdmin(who());
+      store.auth?.checkAdmin(await who());
       const r = await store.memberPromote(req.ID);
       return { header: current(), members: members(r.members) };
     }),

@@ -89,7 +89,9 @@ async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: bool
  * as etcd resolves it only where it checks; undefined without a token, etcd's "invalid auth token" for a
  * token this member does not know.
  */
-export type Who = () => AuthInfo | undefined;
+export type Who = () => Promise<AuthInfo | undefined>;
+
+const NO_CALLER: Promise<undefined> = Promise.resolve(undefined);
 
 /** The token a call carries: gRPC metadata `token` (etcd's clients), or `authorization` (its JSON gateway). */
 export function tokenOf(get: (key: string) => string | undefined): string | undefined {
@@ -108,7 +110,7 @@ function headersToken(headers: IncomingHttpHeaders): string | undefined {
 }
 
 function whoFor(ctx: EdgeContext, token: string | undefined): Who {
-  return () => (token === undefined ? undefined : ctx.store.auth?.who(token));
+  return () => (token === undefined || !ctx.store.auth ? NO_CALLER : ctx.store.auth.who(token));
 }
 
 /** The caller of a server-streaming call handled outside unary() (Maintenance.Snapshot). */

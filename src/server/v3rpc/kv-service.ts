@@ -19,7 +19,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       SERVICE,
       'Range',
       async (req, _tooLarge, who) => {
-        const r = await store.range(parseRange(req), { auth: who() });
+        const r = await store.range(parseRange(req), { auth: await who() });
         if (r.kvs.length >= SLICED_KVS) return encodeRangeResponse(store.header(r.header.revision), r.kvs, r.more, r.count);
         return { header: header(r.header.revision), kvs: r.kvs.map(wireKv), more: r.more, count: r.count };
       },
@@ -30,7 +30,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       SERVICE,
       'Put',
       async (req, tooLarge, who) => {
-        const r = await store.put(parsePut(req), { tooLarge, auth: who() });
+        const r = await store.put(parsePut(req), { tooLarge, auth: await who() });
         // Without prev_kv the response is its header alone, encoded here rather than through protobufjs.
         if (!r.prevKv) return encodeHeaderField(store.header(r.header.revision));
         return { header: header(r.header.revision), prevKv: wireKv(r.prevKv) };
@@ -42,7 +42,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       SERVICE,
       'DeleteRange',
       async (req, tooLarge, who) => {
-        const r = await store.deleteRange(parseDeleteRange(req), { tooLarge, auth: who() });
+        const r = await store.deleteRange(parseDeleteRange(req), { tooLarge, auth: await who() });
         if (r.prevKvs.length >= SLICED_KVS) return encodeDeleteRangeResponse(store.header(r.header.revision), r.deleted, r.prevKvs);
         return { header: header(r.header.revision), deleted: r.deleted, prevKvs: r.prevKvs.map(wireKv) };
       },
@@ -53,7 +53,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       SERVICE,
       'Txn',
       async (req, tooLarge, who) => {
-        const r = await store.txn(parseTxn(req), { tooLarge, auth: who() });
+        const r = await store.txn(parseTxn(req), { tooLarge, auth: await who() });
         return { header: header(r.header.revision), succeeded: r.succeeded, responses: r.responses.map(wireResponseOp) };
       },
       // A read-only txn is served like a range in etcd: never proposed, so never too large.
@@ -65,7 +65,7 @@ export function kvService(ctx: EdgeContext): UntypedServiceImplementation {
       'Compact',
       async (req, _tooLarge, who) => {
         // etcd checks no permission on a compaction, but the token must be one it knows.
-        who();
+        await who();
         const r = await store.compact(num(req.revision), req.physical);
         return { header: header(r.revision) };
       },

@@ -19,7 +19,7 @@ export function leaseService(ctx: EdgeContext): UntypedServiceImplementation {
       'LeaseGrant',
       async (req, _tooLarge, who) => {
         // No permission is checked on a grant (etcd 3.4), but the token must be one the member knows.
-        who();
+        await who();
         const r = await store.leaseGrant(req.ID, num(req.TTL));
         return { header: current(), ID: r.id, TTL: r.ttl, error: '' };
       },
@@ -30,7 +30,7 @@ export function leaseService(ctx: EdgeContext): UntypedServiceImplementation {
       SERVICE,
       'LeaseRevoke',
       async (req, _tooLarge, who) => {
-        const r = await store.leaseRevoke(req.ID, { auth: who() });
+        const r = await store.leaseRevoke(req.ID, { auth: await who() });
         return { header: wireHeader(store.header(r.revision), r.revision) };
       },
       { proposal: () => true },

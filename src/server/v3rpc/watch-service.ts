@@ -72,10 +72,10 @@ const CODE_NAMES: Readonly<Record<number, string>> = { 3: 'InvalidArgument', 7: 
  * the gRPC error as text ("rpc error: code = PermissionDenied desc = etcdserver: permission denied"); the
  * stream stays open. Undefined: the caller may read the range.
  */
-function watchRefusal(auth: AuthApi, who: Who, c: { readonly key?: Uint8Array; readonly rangeEnd?: Uint8Array }): string | undefined {
+async function watchRefusal(auth: AuthApi, who: Who, c: { readonly key?: Uint8Array; readonly rangeEnd?: Uint8Array }): Promise<string | undefined> {
   try {
     // An empty key is the smallest key, "\0", as etcd reads it.
-    auth.checkRead(who(), c.key && c.key.length > 0 ? c.key : Buffer.from([0]), c.rangeEnd ?? Buffer.alloc(0));
+    auth.checkRead(await who(), c.key && c.key.length > 0 ? c.key : Buffer.from([0]), c.rangeEnd ?? Buffer.alloc(0));
     return undefined;
   } catch (e) {
     const err = e instanceof EtcdError ? e : undefined;
@@ -118,16 +118,25 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
         },
       });
       const stream: WatchStream = store.openWatchStream(send);
+      /** Requests waiting behind an auth check, once auth was on for this stream. */
+      let checks: Promise<void> | undefined;
       resume = () => stream.resume();
       openStreams.inc();
       return {
         onRequest: (req) => {
           const parsed = parseWatchRequest(req);
           if (!parsed) return;
-          const create = 'createRequest' in parsed ? parsed.createRequest : undefined;
-          const refused = create && store.auth?.enabled ? watchRefusal(store.auth, session.who, create) : undefined;
-          if (refused === undefined) stream.handle(parsed);
-          else send({ header: { revision: store.header().revision }, watchId: create?.watchId ?? 0, created: true, canceled: true, compactRevision: 0, cancelReason: refused, fragment: false, events: [] });
+          // With auth on, the stream's requests are taken in order behind the caller's lookup.
+          if (!store.auth?.enabled && checks === undefined) return stream.handle(parsed);
+          const auth = store.auth;
+          checks = (checks ?? Promise.resolve()).then(async () => {
+            const create = 'createRequest' in parsed ? parsed.createRequest : undefined;
+            const refused = create && auth?.enabled ? await watchRefusal(auth, session.who, create) : undefined;
+            if (session.ended) return;
+            if (refused === undefined) stream.handle(parsed);
+            else send({ header: { revision: store.header().revision }, watchId: create?.watchId ?? 0, created: true, canceled: true, compactRevision: 0, cancelReason: refused, fragment: false, events: [] });
+          }).catch((e: unknown) => session.finish(e));
+          return undefined;
         },
         // The client closed its side. etcd's recvLoop stops at EOF but the send side goes on until the
         // client cancels the call, so watches keep delivering: do the same.
