@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { errorOf } from './error-of.js';
 import { AuthState } from '../../../src/server/auth/auth-state.js';
 import type { AuthInfo } from '../../../src/server/auth/auth-state.js';
 import { RequestPerms } from '../../../src/server/auth/request-perms.js';
 
 const b = (s: string): Buffer => Buffer.from(s, 'latin1');
 
-function errorOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  return 'ok';
-}
 
 /** alice: readwrite on the prefix docs/, read on the key motd; lease 7 holds docs/a and secret. */
 function setup(): { perms: RequestPerms; alice: AuthInfo; state: AuthState } {
