@@ -72,6 +72,11 @@ const errors = {
   AUTH_OLD_REVISION: [GrpcCode.UNKNOWN, 'auth: revision in header is old'],
   INVALID_AUTH_TOKEN: [GrpcCode.UNAUTHENTICATED, 'etcdserver: invalid auth token'],
   INVALID_AUTH_MGMT: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: invalid auth management'],
+  // The auth package's own errors, which etcd 3.4's Maintenance checks return untranslated (so Unknown).
+  AUTH_RAW_PERMISSION_DENIED: [GrpcCode.UNKNOWN, 'auth: permission denied'],
+  AUTH_RAW_USER_EMPTY: [GrpcCode.UNKNOWN, 'auth: user name is empty'],
+  AUTH_RAW_USER_NOT_FOUND: [GrpcCode.UNKNOWN, 'auth: user name not found'],
+  AUTH_RAW_INVALID_TOKEN: [GrpcCode.UNKNOWN, 'auth: invalid auth token'],
 } as const;
 
 export type EtcdErrorCode = keyof typeof errors;

@@ -114,6 +114,8 @@ export class KvStore extends LeaseClocks {
   noSpaceAlarm = false;
   /** The cluster's alarms as applied from the log; kept in the backend like etcd's alarm bucket. */
   alarms: readonly StoredAlarm[] = [];
+  /** The member's auth state (users, roles, enabled, revision) as applied from the log; opaque here, kept in the backend like etcd's auth buckets. */
+  authState: unknown;
   protected readonly lessor: Lessor;
   private readonly listeners: { readonly fn: CommitListener; readonly wantsPrevKv: () => boolean; readonly sliced: SlicedCommitListener | undefined }[] = [];
   private readonly quota: number;
@@ -144,6 +146,7 @@ export class KvStore extends LeaseClocks {
     this.compactRev = (await this.backend.getMeta<number>('compactRev')) ?? 0;
     this.noSpaceAlarm = (await this.backend.getMeta<boolean>('noSpaceAlarm')) ?? false;
     this.alarms = (await this.backend.getMeta<StoredAlarm[]>('alarms')) ?? [];
+    this.authState = await this.backend.getMeta<unknown>('auth');
     let size = 0;
     // Records come in revision order, keys at random: gather them in a hash map, then fill the tree
     // in key order, which is far cheaper than a million random tree inserts and lookups.
@@ -539,6 +542,12 @@ export class KvStore extends LeaseClocks {
    * Applies the cluster's alarms (persisted with the next consistent index, so with the entry that changed
    * them). A NOSPACE among them refuses writes that add data, here as on every member.
    */
+  /** Applies a change to the auth state, persisted with the next consistent index as the alarms are. */
+  setAuthState(state: unknown): void {
+    this.authState = state;
+    this.backend.putMeta('auth', state);
+  }
+
   setAlarms(alarms: readonly StoredAlarm[]): void {
     this.alarms = alarms;
     this.backend.putMeta('alarms', alarms);
@@ -1012,6 +1021,7 @@ export class KvStore extends LeaseClocks {
     this.consistentIndex = 0;
     this.noSpaceAlarm = false;
     this.alarms = [];
+    this.authState = undefined;
     this.compacting = Promise.resolve();
     await this.load();
     for (const l of this.restoreListeners) l();

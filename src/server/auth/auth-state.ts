@@ -223,7 +223,7 @@ export class AuthState {
 
   checkAdmin(ai: AuthInfo | undefined): void {
     if (!this.enabled) return;
-    if (!ai) throw etcdError('USER_EMPTY');
+    if (!ai || ai.username === '') throw etcdError('USER_EMPTY');
     const u = this.users.get(ai.username);
     if (!u) throw etcdError('USER_NOT_FOUND');
     if (!u.roles.includes(ROOT_ROLE)) throw etcdError('PERMISSION_DENIED');

@@ -70,6 +70,7 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     snapshotCatchUpEntries: flags.snapshotCatchUpEntries,
     quotaBackendBytes: flags.quotaBackendBytes,
     strictReconfigCheck: flags.strictReconfigCheck,
+    auth: { tokenTtlMs: flags.authTokenTtl * 1000, bcryptCost: flags.bcryptCost },
     logger,
     metrics,
     unsafeLocalReads,

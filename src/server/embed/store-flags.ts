@@ -35,6 +35,9 @@ export interface StoreFlags {
   readonly logLevel: string;
   /** Refuse membership changes that could cost the cluster its quorum (etcd's default: on). */
   readonly strictReconfigCheck: boolean;
+  /** --auth-token (only "simple"), --auth-token-ttl (seconds), --bcrypt-cost. */
+  readonly authTokenTtl: number;
+  readonly bcryptCost: number;
 }
 
 /** The flag names and their defaults, as etcd 3.4 has them. */
@@ -67,6 +70,9 @@ export const STORE_FLAG_DEFAULTS: Record<string, string> = {
   'peer-client-cert-auth': 'false',
   'log-level': 'info',
   'strict-reconfig-check': 'true',
+  'auth-token': 'simple',
+  'auth-token-ttl': '300',
+  'bcrypt-cost': '10',
 };
 
 const MAX_QUOTA = 8 * 1024 * 1024 * 1024;
@@ -152,6 +158,10 @@ export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
   let quota = int('quota-backend-bytes', get('quota-backend-bytes'), -1);
   if (quota <= 0) quota = DEFAULT_QUOTA_BYTES;
   if (quota > MAX_QUOTA) quota = MAX_QUOTA;
+  const authToken = get('auth-token');
+  if (authToken.split(',')[0] !== 'simple') throw new FlagError(`--auth-token: "${authToken}" is not supported (only simple tokens are)`);
+  const bcryptCost = int('bcrypt-cost', get('bcrypt-cost'), 4);
+  if (bcryptCost > 31) throw new FlagError(`--bcrypt-cost: "${bcryptCost}" must be at most 31`);
   const clientTls = tls(raw, '');
   const peerTls = tls(raw, 'peer-');
   return {
@@ -175,6 +185,8 @@ export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
     ...(peerTls ? { peerTls } : {}),
     logLevel: get('log-level'),
     strictReconfigCheck: bool('strict-reconfig-check', get('strict-reconfig-check')),
+    authTokenTtl: int('auth-token-ttl', get('auth-token-ttl'), 1),
+    bcryptCost,
   };
 }
 

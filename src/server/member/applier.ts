@@ -1,7 +1,7 @@
 // Applying committed entries: requests to the key-value store (puts and txns in place on the hot path),
 // membership changes to the core and the membership, each result handed to the proposal's waiter.
 import type { Entry, NodeId } from '../../raft/types.js';
-import type { InternalRequest } from './requests.js';
+import type { AsUser, InternalRequest } from './requests.js';
 import type { MemberInfo } from './store-api.js';
 import type { MemberCore } from './member-core.js';
 import type { Proposals } from './proposals.js';
@@ -25,6 +25,14 @@ export interface ApplierHooks {
   snapshotSoon(): void;
   /** A revocation applied: the lease's expiry may be proposed again should it come back. */
   leaseRevoked(lease: string): void;
+  /** The member's auth store (member/auth-requests.ts); the simulation runs without one. */
+  readonly auth?: AuthApplier;
+}
+
+/** Applying auth entries, and the permission check of a write proposed with its caller. */
+export interface AuthApplier {
+  apply(r: Extract<InternalRequest, { t: 'auth' | 'authenticate' }>, index: number): unknown;
+  check(r: AsUser): void;
 }
 
 /** What applying needs of the key-value store: a member's KvStore, or the simulation's in-memory one. */
@@ -121,6 +129,16 @@ export class Applier {
         kv.markApplied(index);
         return result;
       }
+      case 'auth':
+      case 'authenticate': {
+        if (!this.hooks.auth) throw new Error(`an ${r.t} entry on a member without an auth store`);
+        const result = this.hooks.auth.apply(r, index);
+        kv.markApplied(index);
+        return result;
+      }
+      case 'asUser':
+        this.hooks.auth?.check(r);
+        return this.applyRequest(r.req, index);
     }
   }
 

@@ -5,6 +5,8 @@ import type { MemberCore } from './member-core.js';
 import type { WriteOptions } from './store-api.js';
 import type { Proposals } from './proposals.js';
 import type { ReadBarrier } from './read-barrier.js';
+import type { AuthRequests } from './auth-requests.js';
+import type { AuthInfo } from '../auth/auth-state.js';
 import { etcdError } from '../../kv/errors.js';
 import { checkPut, checkRange, checkTxn, putCost } from '../../kv/txn-check.js';
 
@@ -15,6 +17,8 @@ export class KvRequests {
     private readonly reads: () => ReadBarrier,
     /** Raises the NOSPACE alarm (through Raft) when a write is refused for the quota. */
     private readonly raiseNoSpace: () => void,
+    /** Checks reads, and gives writes their caller, while auth is enabled. */
+    private readonly auth: () => AuthRequests,
   ) {}
 
   async linearize(serializable: boolean): Promise<void> {
@@ -24,10 +28,10 @@ export class KvRequests {
     await this.reads().wait();
   }
 
-  async range(req: RangeRequest): Promise<RangeResponse> {
+  async range(req: RangeRequest, ai?: AuthInfo): Promise<RangeResponse> {
     checkRange(req);
     await this.linearize(req.serializable === true);
-    return this.c.kv.range(req);
+    return this.auth().read(ai, (p, who) => p.range(who, req), async () => this.c.kv.range(req));
   }
 
   /** Refuses a write that would take the store past its quota, raising the NOSPACE alarm (etcd). */
@@ -43,12 +47,12 @@ export class KvRequests {
   async put(req: PutRequest, opts?: WriteOptions): Promise<PutResponse> {
     checkWrite('put', req, opts);
     this.checkQuota(putCost(req));
-    return this.proposals.proposeRequest<PutResponse>({ t: 'put', id: this.c.nextReqId(), req });
+    return this.proposals.proposeRequest<PutResponse>(this.auth().asCaller({ t: 'put', id: this.c.nextReqId(), req }, opts?.auth));
   }
 
   async deleteRange(req: DeleteRangeRequest, opts?: WriteOptions): Promise<DeleteRangeResponse> {
     checkWrite('deleteRange', req, opts);
-    return this.proposals.proposeRequest<DeleteRangeResponse>({ t: 'deleteRange', id: this.c.nextReqId(), req });
+    return this.proposals.proposeRequest<DeleteRangeResponse>(this.auth().asCaller({ t: 'deleteRange', id: this.c.nextReqId(), req }, opts?.auth));
   }
 
   async txn(req: TxnRequest, opts?: WriteOptions): Promise<TxnResponse> {
@@ -56,10 +60,10 @@ export class KvRequests {
     if (isReadOnly(req)) {
       // A read-only txn is served like a range: linearizable through ReadIndex, no log entry.
       await this.linearize(false);
-      return this.c.kv.txn(req);
+      return this.auth().read(opts?.auth, (p, who) => p.txn(who, req), async () => this.c.kv.txn(req));
     }
     this.checkQuota(putBytes(req));
-    return this.proposals.proposeRequest<TxnResponse>({ t: 'txn', id: this.c.nextReqId(), req });
+    return this.proposals.proposeRequest<TxnResponse>(this.auth().asCaller({ t: 'txn', id: this.c.nextReqId(), req }, opts?.auth));
   }
 
   async compact(revision: number, physical: boolean): Promise<{ revision: number }> {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { MemberCore } from './member-core.js';
 import type { KvStore } from '../../kv/kv-store.js';
 import type { Proposals } from './proposals.js';
+import type { InternalRequest } from './requests.js';
 import { NONE } from '../../raft/types.js';
 import { etcdError } from '../../kv/errors.js';
 
@@ -35,8 +36,9 @@ export class Leases {
     return this.proposals.proposeRequest<{ id: string; ttl: number }>({ t: 'leaseGrant', id: this.c.nextReqId(), lease, ttl });
   }
 
-  revoke(id: string): Promise<{ revision: number }> {
-    return this.proposals.proposeRequest<{ revision: number }>({ t: 'leaseRevoke', id: this.c.nextReqId(), lease: id });
+  /** `asCaller`: a client's revocation carries its caller while auth is on (the expiry sweep's does not). */
+  revoke(id: string, asCaller: (r: InternalRequest) => InternalRequest = (r) => r): Promise<{ revision: number }> {
+    return this.proposals.proposeRequest<{ revision: number }>(asCaller({ t: 'leaseRevoke', id: this.c.nextReqId(), lease: id }));
   }
 
   async keepAlive(id: string): Promise<{ id: string; ttl: number }> {

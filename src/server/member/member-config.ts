@@ -5,6 +5,7 @@ import type { NodeId } from '../../raft/types.js';
 import type { InboundHandlers, OutboundHooks, PeerTransport } from './transport-api.js';
 import type { MemberMetrics } from './member-metrics.js';
 import type { MemberClock } from './member-clock.js';
+import type { AuthOptions } from './auth-requests.js';
 
 export interface MemberConfig {
   readonly name: string;
@@ -24,6 +25,8 @@ export interface MemberConfig {
   readonly quotaBackendBytes: number;
   /** etcd's --strict-reconfig-check (default on): refuse membership changes that could cost the quorum. */
   readonly strictReconfigCheck?: boolean;
+  /** --auth-token-ttl and --bcrypt-cost (defaults: 300 s, 10). */
+  readonly auth?: AuthOptions;
   readonly logger: Logger;
   readonly metrics?: MemberMetrics;
   /** TEST ONLY: serve linearizable reads locally, without ReadIndex (jepsen-lite proves it catches this). */

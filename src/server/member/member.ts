@@ -8,7 +8,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import type { Logger } from 'pino';
 import type { Message, NodeId, SoftState } from '../../raft/types.js';
 import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../../kv/types.js';
-import type { AlarmMember, AlarmType, Header, MemberInfo, StatusInfo, StoreApi, WriteOptions } from './store-api.js';
+import type { AlarmMember, AlarmType, Header, MemberInfo, ReadOptions, StatusInfo, StoreApi, WriteOptions } from './store-api.js';
 import type { InboundHandlers, OutboundHooks } from './transport-api.js';
 import type { WatchResponseSender } from '../../watch/watch-stream.js';
 import type { MemberConfig } from './member-config.js';
@@ -33,6 +33,9 @@ import { initIdentity } from './identity.js';
 import { KvRequests } from './kv-requests.js';
 import { LeaderHandover } from './leader-handover.js';
 import { Maintenance } from './maintenance.js';
+import { AuthRequests } from './auth-requests.js';
+import { DEFAULT_TOKEN_TTL_S } from '../auth/simple-tokens.js';
+import { DEFAULT_BCRYPT_COST } from '../auth/bcrypt.js';
 
 export class Member implements StoreApi {
   readonly log: Logger;
@@ -43,6 +46,8 @@ export class Member implements StoreApi {
   private readonly kvReqs: KvRequests;
   private readonly handover: LeaderHandover;
   private readonly maint: Maintenance;
+  /** The auth store: users, roles, tokens and the checks (auth-requests.ts). */
+  readonly auth: AuthRequests;
   private watchable!: WatchableStore;
   private reads!: ReadBarrier;
   private loop!: ReadyLoop;
@@ -65,7 +70,8 @@ export class Member implements StoreApi {
     this.log = this.c.log;
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.proposals = new Proposals(this.c);
-    this.kvReqs = new KvRequests(this.c, this.proposals, () => this.reads, () => void this.alarm('ACTIVATE', String(this.c.memberId), 'NOSPACE').catch(() => undefined));
+    this.auth = new AuthRequests(this.c, this.proposals, () => this.kvReqs.linearize(false), cfg.auth ?? { tokenTtlMs: DEFAULT_TOKEN_TTL_S * 1000, bcryptCost: DEFAULT_BCRYPT_COST });
+    this.kvReqs = new KvRequests(this.c, this.proposals, () => this.reads, () => void this.alarm('ACTIVATE', String(this.c.memberId), 'NOSPACE').catch(() => undefined), () => this.auth);
     this.leases = new Leases(this.c, this.proposals, () => this.kvReqs.linearize(false), (cost) => this.kvReqs.checkQuota(cost));
     this.handover = new LeaderHandover(this.c);
     this.maint = new Maintenance(this.c, this.proposals);
@@ -86,6 +92,8 @@ export class Member implements StoreApi {
     // applier only honours the replicated NOSPACE alarm.
     c.kv = await KvStore.open(join(c.memberDir, 'kv'), { quotaBackendBytes: Number.POSITIVE_INFINITY, minLeaseTtl: Math.ceil((1.5 * this.cfg.electionMs) / 1000) });
     this.watchable = new WatchableStore(c.kv, { logger: this.cfg.logger });
+    this.auth.load(c.kv.authState);
+    c.kv.onRestore(() => this.auth.load(c.kv.authState));
     const who = await initIdentity(this.cfg, c.memberDir, c.storage);
     c.memberId = who.memberId;
     c.membership = who.membership;
@@ -149,6 +157,7 @@ export class Member implements StoreApi {
       leaveCluster: (why) => this.leaveCluster(why),
       snapshotSoon: () => this.snapshots.soon(),
       leaseRevoked: (lease) => this.leases.onRevoked(lease),
+      auth: this.auth,
     });
     const delay = this.cfg.leaderApplyDelayMs;
     return new ReadyLoop(c.node, {
@@ -244,8 +253,8 @@ export class Member implements StoreApi {
     return header;
   }
 
-  range(req: RangeRequest): Promise<RangeResponse> {
-    return this.kvReqs.range(req);
+  range(req: RangeRequest, opts?: ReadOptions): Promise<RangeResponse> {
+    return this.kvReqs.range(req, opts?.auth);
   }
 
   put(req: PutRequest, opts?: WriteOptions): Promise<PutResponse> {
@@ -274,8 +283,8 @@ export class Member implements StoreApi {
     return this.leases.grant(id, ttl);
   }
 
-  leaseRevoke(id: string): Promise<{ revision: number }> {
-    return this.leases.revoke(id);
+  leaseRevoke(id: string, opts?: ReadOptions): Promise<{ revision: number }> {
+    return this.leases.revoke(id, (r) => this.auth.asCaller(r, opts?.auth));
   }
 
   leaseKeepAlive(id: string): Promise<{ id: string; ttl: number }> {

@@ -14,6 +14,7 @@ import { pack, unpack } from 'msgpackr';
 import type { DeleteRangeRequest, PutRequest, TxnRequest } from '../../kv/types.js';
 import type { AlarmType } from './store-api.js';
 import type { ClusterMember } from './membership.js';
+import type { AuthOp } from '../auth/auth-state.js';
 import { NotInLayout, decodeTxnEntry, encodeTxnEntry } from './txn-layout.js';
 
 export type InternalRequest =
@@ -26,7 +27,33 @@ export type InternalRequest =
   | { readonly t: 'alarm'; readonly id: string; readonly action: 'ACTIVATE' | 'DEACTIVATE'; readonly memberId: string; readonly alarm: AlarmType }
   /** A member publishes its name and client URLs once it runs (etcd's publish). */
   | { readonly t: 'memberAttr'; readonly id: string; readonly memberId: string; readonly name: string; readonly clientURLs: readonly string[] }
-  | { readonly t: 'memberUpdate'; readonly id: string; readonly memberId: string; readonly peerURLs: readonly string[] };
+  | { readonly t: 'memberUpdate'; readonly id: string; readonly memberId: string; readonly peerURLs: readonly string[] }
+  /** A change to users, roles or the enabled flag, by `user` (checked for the root role as it applies, as etcd). */
+  | AuthChange
+  /** A password checked before proposing; applying it issues the simple token "<prefix>.<index>" on every member. */
+  | { readonly t: 'authenticate'; readonly id: string; readonly name: string; readonly prefix: string }
+  /**
+   * A KV write (or lease revocation) proposed while auth is enabled, with its caller: applying it first checks
+   * the caller's permissions and auth revision against the auth state as of that entry (etcd's request header
+   * username and auth_revision). With auth disabled, writes are proposed bare, in their binary layouts.
+   */
+  | AsUser;
+
+export interface AuthChange {
+  readonly t: 'auth';
+  readonly id: string;
+  readonly op: AuthOp;
+  readonly user: string;
+  readonly authRev: number;
+}
+
+export interface AsUser {
+  readonly t: 'asUser';
+  readonly id: string;
+  readonly user: string;
+  readonly authRev: number;
+  readonly req: InternalRequest;
+}
 
 /**
  * A put, the most common entry by far, has a fixed binary layout instead of msgpack (a third of the time

@@ -4,6 +4,8 @@
 import type { SnapshotMember } from '../../kv/etcd-snapshot.js';
 import type { DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, TxnRequest, TxnResponse } from '../../kv/types.js';
 import type { WatchStream, WatchResponseSender } from '../../watch/watch-stream.js';
+import type { AuthApi } from '../auth/auth-api.js';
+import type { AuthInfo } from '../auth/auth-state.js';
 
 /** Every response header carries these; ids are unsigned 64-bit, kept as decimal strings. */
 export interface Header {
@@ -42,6 +44,13 @@ export interface AlarmMember {
  */
 export interface WriteOptions {
   readonly tooLarge?: boolean;
+  /** The caller (its token's user), checked while auth is enabled; undefined: no token. */
+  readonly auth?: AuthInfo | undefined;
+}
+
+/** Who a read comes from, checked while auth is enabled. */
+export interface ReadOptions {
+  readonly auth?: AuthInfo | undefined;
 }
 
 export interface StoreApi {
@@ -50,7 +59,7 @@ export interface StoreApi {
 
   // KV
   /** Linearizable unless req.serializable (then served from local state). */
-  range(req: RangeRequest): Promise<RangeResponse>;
+  range(req: RangeRequest, opts?: ReadOptions): Promise<RangeResponse>;
   put(req: PutRequest, opts?: WriteOptions): Promise<PutResponse>;
   deleteRange(req: DeleteRangeRequest, opts?: WriteOptions): Promise<DeleteRangeResponse>;
   txn(req: TxnRequest, opts?: WriteOptions): Promise<TxnResponse>;
@@ -62,7 +71,7 @@ export interface StoreApi {
 
   // Lease (ids are int64 decimal strings; '0' asks the server to choose)
   leaseGrant(id: string, ttl: number): Promise<{ id: string; ttl: number }>;
-  leaseRevoke(id: string): Promise<{ revision: number }>;
+  leaseRevoke(id: string, opts?: ReadOptions): Promise<{ revision: number }>;
   /** TTL 0 for an unknown lease (not an error), as etcd. Forwarded to the leader when needed. */
   leaseKeepAlive(id: string): Promise<{ id: string; ttl: number }>;
   leaseTimeToLive(id: string, keys: boolean): Promise<{ id: string; ttl: number; grantedTtl: number; keys: Uint8Array[] }>;
@@ -90,6 +99,9 @@ export interface StoreApi {
    * it the learner flag is polled through status().
    */
   isLearner?(): boolean;
+
+  /** The auth store (users, roles, tokens, checks); absent on stores without one. */
+  readonly auth?: AuthApi;
 
   /** Health as etcd's /health reports it: a leader is known and no alarm is raised. */
   health(): Promise<{ health: boolean; reason: string }>;

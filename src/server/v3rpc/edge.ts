@@ -19,6 +19,7 @@ import { first } from '../grpc/fast-unary.js';
 import type { LeaderGuard } from './leader-guard.js';
 import { requiresLeader } from './leader-guard.js';
 import { wireSize } from './etcd-proto.js';
+import type { AuthInfo } from '../auth/auth-state.js';
 
 /** etcd's default MaxRequestBytes (--max-request-bytes). */
 export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -83,6 +84,40 @@ async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: bool
   if (needsLeader) await ctx.guard.requireLeader();
 }
 
+/**
+ * The caller of a call: its `token` metadata's user (etcd's AuthInfoFromCtx), resolved when a handler asks,
+ * as etcd resolves it only where it checks; undefined without a token, etcd's "invalid auth token" for a
+ * token this member does not know.
+ */
+export type Who = () => Promise<AuthInfo | undefined>;
+
+const NO_CALLER: Promise<undefined> = Promise.resolve(undefined);
+
+/** The token a call carries: gRPC metadata `token` (etcd's clients), or `authorization` (its JSON gateway). */
+export function tokenOf(get: (key: string) => string | undefined): string | undefined {
+  return get('token') ?? get('authorization');
+}
+
+function metadataToken(md: Metadata): string | undefined {
+  return tokenOf((k) => {
+    const v = md.get(k)[0];
+    return typeof v === 'string' ? v : undefined;
+  });
+}
+
+function headersToken(headers: IncomingHttpHeaders): string | undefined {
+  return tokenOf((k) => first(headers[k]));
+}
+
+function whoFor(ctx: EdgeContext, token: string | undefined): Who {
+  return () => (token === undefined || !ctx.store.auth ? NO_CALLER : ctx.store.auth.who(token));
+}
+
+/** The caller of a server-streaming call handled outside unary() (Maintenance.Snapshot). */
+export function whoOf(ctx: EdgeContext, md: Metadata): Who {
+  return whoFor(ctx, metadataToken(md));
+}
+
 export interface UnaryOptions<Req> {
   /** True for requests etcd proposes through Raft: they must fit MaxRequestBytes. */
   readonly proposal?: (req: Req) => boolean;
@@ -126,20 +161,20 @@ export function unary<Req, Res>(
   ctx: EdgeContext,
   service: string,
   method: string,
-  fn: (req: Req, tooLarge: boolean) => Promise<Res>,
+  fn: (req: Req, tooLarge: boolean, who: Who) => Promise<Res>,
   opts: UnaryOptions<Req> = {},
 ): handleUnaryCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'unary', service, method);
-  const run = async (req: Req, needsLeader: boolean): Promise<Res> => {
+  const run = async (req: Req, needsLeader: boolean, token: string | undefined): Promise<Res> => {
     await admitCall(ctx, needsLeader, opts.learnerOk?.(req) ?? false);
     const oversized = opts.proposal?.(req) === true && tooLarge(ctx, req);
     if (oversized && opts.storeChecks !== true) throw etcdError('REQUEST_TOO_LARGE');
-    return fn(req, oversized);
+    return fn(req, oversized, whoFor(ctx, token));
   };
   const handler: handleUnaryCall<Req, Res> = (call, callback) => {
     const t = new CallTracker(counters);
     t.received();
-    run(call.request, requiresLeader(call.metadata)).then(
+    run(call.request, requiresLeader(call.metadata), metadataToken(call.metadata)).then(
       (res) => {
         t.sent();
         t.done(Status.OK);
@@ -154,7 +189,7 @@ export function unary<Req, Res>(
   };
   CORES.set(handler, {
     track: () => new CallTracker(counters),
-    run: (req, metadata) => run(req as Req, headersRequireLeader(metadata)),
+    run: (req, metadata) => run(req as Req, headersRequireLeader(metadata), headersToken(metadata)),
     toStatus: (e) => toStatus(e, ctx.log),
   });
   return handler;
@@ -169,6 +204,8 @@ export interface StreamSession {
   /** Ends the call: OK without an error, else the error's status. Later calls do nothing. */
   finish(err?: unknown): void;
   readonly ended: boolean;
+  /** The stream's caller, from the metadata it opened with. */
+  readonly who: Who;
 }
 
 /** Where a bidi handler's responses go, whichever HTTP/2 server carries the call. */
@@ -212,7 +249,7 @@ export function bidi<Req, Res>(
   start: (out: BidiOut<Res>, session: StreamSession) => BidiHandlers<Req>,
 ): handleBidiStreamingCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'bidi_stream', service, method);
-  const open = (t: BidiTransport, needsLeader: boolean): BidiCall => {
+  const open = (t: BidiTransport, needsLeader: boolean, token: string | undefined): BidiCall => {
     const tracker = new CallTracker(counters);
     let handlers: BidiHandlers<Req> | undefined;
     let untrack: (() => void) | undefined;
@@ -231,6 +268,7 @@ export function bidi<Req, Res>(
     };
     const session: StreamSession = {
       tracker,
+      who: whoFor(ctx, token),
       get ended() {
         return ended;
       },
@@ -299,11 +337,11 @@ export function bidi<Req, Res>(
         else call.emit('error', statusError(s));
       },
     };
-    const opened = open(t, requiresLeader(call.metadata));
+    const opened = open(t, requiresLeader(call.metadata), metadataToken(call.metadata));
     call.on('cancelled', () => opened.cancel());
     call.on('data', (req: Req) => opened.request(req));
     call.on('end', () => opened.halfClose());
   };
-  BIDI_CORES.set(handler, { open: (t, metadata) => open(t, headersRequireLeader(metadata)) });
+  BIDI_CORES.set(handler, { open: (t, metadata) => open(t, headersRequireLeader(metadata), headersToken(metadata)) });
   return handler;
 }

@@ -10,7 +10,7 @@ import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/g
 import type { AlarmType } from '../member/store-api.js';
 import type { EdgeContext } from './edge.js';
 import { CallTracker, MethodCounters } from '../grpc/call-metrics.js';
-import { ETCD_PACKAGE, admit, statusError, toStatus, unary } from './edge.js';
+import { ETCD_PACKAGE, admit, statusError, toStatus, unary, whoOf } from './edge.js';
 import type { Long } from './etcd-wire.js';
 import { currentHeader, num } from './etcd-wire.js';
 
@@ -75,19 +75,24 @@ export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementati
       },
       { learnerOk: () => true },
     ),
-    Defragment: unary<object, object>(ctx, SERVICE, 'Defragment', async () => {
+    // Defragment, Hash, HashKV, MoveLeader and Snapshot need the root role when auth is on (Alarm and Status do not).
+    Defragment: unary<object, object>(ctx, SERVICE, 'Defragment', async (_req, _tooLarge, who) => {
+      await store.auth?.checkMaintenance(who);
       await store.defragment();
       return { header: currentHeader(store) };
     }),
-    Hash: unary<object, object>(ctx, SERVICE, 'Hash', async () => {
+    Hash: unary<object, object>(ctx, SERVICE, 'Hash', async (_req, _tooLarge, who) => {
+      await store.auth?.checkMaintenance(who);
       const r = await store.hash();
       return { header: currentHeader(store), hash: r.hash };
     }),
-    HashKV: unary<{ revision: Long }, object>(ctx, SERVICE, 'HashKV', async (req) => {
+    HashKV: unary<{ revision: Long }, object>(ctx, SERVICE, 'HashKV', async (req, _tooLarge, who) => {
+      await store.auth?.checkMaintenance(who);
       const r = await store.hashKV(num(req.revision));
       return { header: currentHeader(store), hash: r.hash, compactRevision: r.compactRevision };
     }),
-    MoveLeader: unary<{ targetID: Long }, object>(ctx, SERVICE, 'MoveLeader', async (req) => {
+    MoveLeader: unary<{ targetID: Long }, object>(ctx, SERVICE, 'MoveLeader', async (req, _tooLarge, who) => {
+      await store.auth?.checkMaintenance(who);
       await store.moveLeader(req.targetID);
       return { header: currentHeader(store) };
     }),
@@ -122,6 +127,7 @@ function snapshot(ctx: EdgeContext, counters: MethodCounters, call: ServerWritab
   };
   const run = async (): Promise<void> => {
     await admit(ctx, call.metadata, false);
+    await ctx.store.auth?.checkMaintenance(whoOf(ctx, call.metadata));
     const sha = createHash('sha256');
     let inHand: Buffer | undefined;
     let total = 0;

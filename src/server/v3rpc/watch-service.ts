@@ -7,7 +7,9 @@ import type { Gauge } from 'prom-client';
 import type { WatchFilter, WatchRequest, WatchResponse } from '../../watch/types.js';
 import type { WatchResponseSender, WatchStream } from '../../watch/watch-stream.js';
 import type { KvEvent } from '../../kv/types.js';
-import type { EdgeContext } from './edge.js';
+import type { EdgeContext, Who } from './edge.js';
+import type { AuthApi } from '../auth/auth-api.js';
+import { EtcdError } from '../../kv/errors.js';
 import { ETCD_PACKAGE, bidi } from './edge.js';
 import type { Long } from './etcd-wire.js';
 import { num } from './etcd-wire.js';
@@ -62,6 +64,28 @@ export function parseWatchRequest(req: WireWatchRequest): WatchRequest | undefin
   return undefined;
 }
 
+/** Go's names of the gRPC codes a refused watch reports. */
+const CODE_NAMES: Readonly<Record<number, string>> = { 3: 'InvalidArgument', 7: 'PermissionDenied', 16: 'Unauthenticated' };
+
+/**
+ * Why a watch may not be created, as etcd 3.4 refuses it: a created-and-canceled response whose reason is
+ * the gRPC error as text ("rpc error: code = PermissionDenied desc = etcdserver: permission denied"); the
+ * stream stays open. Undefined: the caller may read the range.
+ */
+async function watchRefusal(auth: AuthApi, who: Who, c: { readonly key?: Uint8Array; readonly rangeEnd?: Uint8Array }): Promise<string | undefined> {
+  try {
+    // An empty key is the smallest key, "\0", as etcd reads it.
+    auth.checkRead(await who(), c.key && c.key.length > 0 ? c.key : Buffer.from([0]), c.rangeEnd ?? Buffer.alloc(0));
+    return undefined;
+  } catch (e) {
+    const err = e instanceof EtcdError ? e : undefined;
+    // An old auth revision reads as etcd's gRPC error for it; anything unexpected, as permission denied.
+    if (err?.code === 'AUTH_OLD_REVISION') return 'rpc error: code = InvalidArgument desc = etcdserver: revision of auth store is old';
+    if (err && (err.code === 'USER_EMPTY' || err.code === 'INVALID_AUTH_TOKEN')) return `rpc error: code = ${CODE_NAMES[err.grpcCode] ?? 'Unknown'} desc = ${err.message}`;
+    return 'rpc error: code = PermissionDenied desc = etcdserver: permission denied';
+  }
+}
+
 export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServiceImplementation {
   const { store } = ctx;
   // Shared by every stream of this member, so each event is encoded once however many watchers get it.
@@ -94,12 +118,25 @@ export function watchService(ctx: EdgeContext, openStreams: Gauge): UntypedServi
         },
       });
       const stream: WatchStream = store.openWatchStream(send);
+      /** Requests waiting behind an auth check, once auth was on for this stream. */
+      let checks: Promise<void> | undefined;
       resume = () => stream.resume();
       openStreams.inc();
       return {
         onRequest: (req) => {
           const parsed = parseWatchRequest(req);
-          if (parsed) stream.handle(parsed);
+          if (!parsed) return;
+          // With auth on, the stream's requests are taken in order behind the caller's lookup.
+          if (!store.auth?.enabled && checks === undefined) return stream.handle(parsed);
+          const auth = store.auth;
+          checks = (checks ?? Promise.resolve()).then(async () => {
+            const create = 'createRequest' in parsed ? parsed.createRequest : undefined;
+            const refused = create && auth?.enabled ? await watchRefusal(auth, session.who, create) : undefined;
+            if (session.ended) return;
+            if (refused === undefined) stream.handle(parsed);
+            else send({ header: { revision: store.header().revision }, watchId: create?.watchId ?? 0, created: true, canceled: true, compactRevision: 0, cancelReason: refused, fragment: false, events: [] });
+          }).catch((e: unknown) => session.finish(e));
+          return undefined;
         },
         // The client closed its side. etcd's recvLoop stops at EOF but the send side goes on until the
         // client cancels the call, so watches keep delivering: do the same.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { errorOf } from './error-of.js';
 import { AuthState } from '../../../src/server/auth/auth-state.js';
 import type { AuthOp } from '../../../src/server/auth/auth-state.js';
 import { RangePerms } from '../../../src/server/auth/range-perms.js';
@@ -8,14 +9,6 @@ import { SimpleTokens } from '../../../src/server/auth/simple-tokens.js';
 const b = (s: string): Buffer => Buffer.from(s, 'latin1');
 const perm = (permType: PermType, key: string, rangeEnd = '') => ({ permType, key: b(key), rangeEnd: b(rangeEnd) });
 
-function errorOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  return 'ok';
-}
 
 describe('range permissions (range_perm_cache semantics)', () => {
   it('a key permission covers that key only', () => {
