@@ -125,6 +125,12 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
   async function helloPods(): Promise<Pod[]> {
     return (await pods.list('default', { labelSelector: 'app=hello' })).items;
   }
+  /** The hello pods not being deleted. */
+  async function liveHelloPods(): Promise<Pod[]> {
+    return (await helloPods()).filter((p) => !p.metadata?.deletionTimestamp);
+  }
+  const versionOf = (p: Pod): string | undefined =>
+    ((p.spec as { containers?: { env?: { name: string; value?: string }[] }[] } | undefined)?.containers?.[0]?.env ?? []).find((e) => e.name === 'VERSION')?.value;
   const isReady = (p: Pod): boolean => (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
   beforeAll(async () => {
@@ -143,6 +149,7 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
   }, 60_000);
 
   let webPid = 0;
+  let webPreviousPid = 0;
 
   it('restarts a container whose process is SIGKILLed: RESTARTS 1 in kubectl get pods, its last run in logs --previous', async () => {
     await create(pod('web', { containers: [{ name: 'c', image: 'local/node', command: [process.execPath, '-e', SERVER], env: [POD_NAME_ENV, { name: 'VERSION', value: 'web' }] }] }));
@@ -158,6 +165,7 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     expect(await waitFor('web to answer again', () => answer(ip))).toBe('web web');
     const prev = await s.kubectl('logs', 'web', '--previous');
     expect(prev.stdout).toBe(`serving ${webPid}\n`);
+    webPreviousPid = webPid;
     webPid = Number(await waitFor('the second run to log', async () => /^serving (\d+)$/m.exec((await s.kubectl('logs', 'web')).stdout)?.[1]));
   });
 
@@ -178,6 +186,7 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
       if (d !== undefined && delays.at(-1) !== d) delays.push(d);
       return restarts >= 3 && delays.length >= 2;
     }, { timeoutMs: 90_000, intervalMs: 200, detail: () => `restarts ${restarts}, statuses ${[...statuses].join(',')}, delays ${delays.join(',')}` });
+    console.log(`crash: back-off delays seen in order ${delays.join(', ')}; kubectl STATUS values ${[...statuses].join(', ')}`);
     expect(statuses).toContain('CrashLoopBackOff');
     const ms = delays.map((d) => Number(/^(\d+)s$/.exec(d)?.[1]) * 1000);
     expect(ms.every((m, i) => [1000, 2000, 4000, 8000].includes(m) && (i === 0 || m > (ms[i - 1] ?? 0))), delays.join(',')).toBe(true);
@@ -210,8 +219,19 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     await create(HELLO);
     const rollout = await s.kubectl('rollout', 'status', 'deployment/hello', '--timeout=120s');
     expect(rollout.stdout).toContain('deployment "hello" successfully rolled out');
-    const v1 = await helloPods();
+    const v1 = await liveHelloPods();
     expect(v1.filter(isReady)).toHaveLength(3);
+    for (const p of v1) expect(await answer(p.status?.podIP ?? '')).toBe(`${p.metadata?.name} 1`);
+
+    // Scaled to 5 and back with kubectl: five answer, then three are left.
+    expect((await s.kubectl('scale', 'deployment/hello', '--replicas=5')).stdout).toContain('deployment.apps/hello scaled');
+    await waitFor('five hello pods answering', async () => {
+      const ps = (await liveHelloPods()).filter(isReady);
+      return ps.length === 5 && (await Promise.all(ps.map((p) => answer(p.status?.podIP ?? '')))).every((a) => a !== undefined);
+    }, { timeoutMs: 90_000 });
+    expect((await s.kubectl('scale', 'deployment/hello', '--replicas=3')).stdout).toContain('deployment.apps/hello scaled');
+    await waitFor('back to three hello pods', async () => (await helloPods()).length === 3, { timeoutMs: 90_000 });
+    const old = await liveHelloPods();
 
     // The client loop: every pod address the API lists, asked at each check.
     const answering: number[] = [];
@@ -232,24 +252,25 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
       stop = true;
       await loop;
     }
+    console.log(`rolling update: ${answering.length} checks, pods answering per check min ${Math.min(...answering)} max ${Math.max(...answering)}`);
     expect(answering.length).toBeGreaterThan(10);
     expect(Math.min(...answering), answering.join(',')).toBeGreaterThanOrEqual(3);
     // Every old pod was replaced, and the new ones say so.
-    const v2 = (await helloPods()).filter((p) => !p.metadata?.deletionTimestamp);
+    const v2 = await liveHelloPods();
     expect(v2.filter(isReady)).toHaveLength(3);
-    expect(v2.some((p) => v1.some((o) => o.metadata?.uid === p.metadata?.uid))).toBe(false);
+    expect(v2.some((p) => old.some((o) => o.metadata?.uid === p.metadata?.uid))).toBe(false);
     for (const p of v2) expect(await answer(p.status?.podIP ?? '')).toBe(`${p.metadata?.name} 2`);
   });
 
   it('holds a rollout whose new pod never becomes Ready: rollout status times out, the old pods stay', async () => {
-    const before = (await helloPods()).filter((p) => !p.metadata?.deletionTimestamp);
+    const before = await liveHelloPods();
     const patch = JSON.stringify([
       { op: 'replace', path: '/spec/template/spec/containers/0/readinessProbe', value: { tcpSocket: { port: 9 }, periodSeconds: 1 } },
       { op: 'replace', path: '/spec/template/spec/containers/0/env/1/value', value: '3' },
     ]);
     expect((await s.kubectl('patch', 'deployment', 'hello', '--type=json', '-p', patch)).code).toBe(0);
     // The new pod runs, not Ready, and its probe says why.
-    const fresh = await waitFor('the new pod', async () => (await helloPods()).find((p) => !before.some((b) => b.metadata?.uid === p.metadata?.uid)));
+    const fresh = await waitFor('the new pod', async () => (await liveHelloPods()).find((p) => versionOf(p) === '3'));
     const name = fresh.metadata?.name ?? '';
     await waitRow(name, 'the new pod Running, not ready', (r) => r.status === 'Running' && r.ready === '0/1');
     await describeUntil(name, [/Warning\s+Unhealthy\s+.*Readiness probe failed: dial tcp [\d.]+:9: connect: connection refused/]);
@@ -270,7 +291,7 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     await create(pod('talker', { containers: [{ name: 'c', image: 'local', command: ['sh', '-c', 'i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done'] }] }));
     await waitRow('talker', 'talker Running', (r) => r.status === 'Running');
     const uids = await Promise.all(['web', 'talker'].map(uidOf));
-    uids.push(...(await helloPods()).map((p) => p.metadata?.uid ?? ''));
+    uids.push(...(await liveHelloPods()).map((p) => p.metadata?.uid ?? ''));
     const before = groupsOf(uids);
     expect(before.size).toBe(uids.length); // one container each, every one running
     for (const pids of before.values()) expect(pids).toHaveLength(1);
@@ -286,6 +307,9 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     for (const b of restartsBefore) expect(restartsAfter.find((a) => a.name === b.name)?.restarts, b.name).toBe(b.restarts);
     const web = await pods.get('default', 'web');
     expect(await answer(web.status?.podIP ?? '')).toBe('web web');
+    // The new agent knows the runs before it: the current one and the one before the kill.
+    expect((await s.kubectl('logs', 'web')).stdout).toBe(`serving ${webPid}\n`);
+    expect((await s.kubectl('logs', 'web', '--previous')).stdout).toBe(`serving ${webPreviousPid}\n`);
 
     // kubectl logs -f through the new agent: the adopted container's output keeps coming.
     const follow = spawnKubectl(s.adminKubeconfig, join(s.dir, 'kubectl-home'), ['logs', '-f', 'talker', '--tail=1']);
@@ -333,13 +357,23 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     expect(events.stdout).toMatch(/Killing\s+pod\/graceful\s+Stopping container stubborn/);
   });
 
-  it('gives a pod with no command a clear waiting reason, and the agent carries on', async () => {
+  it('gives bad input a clear waiting reason or event in kubectl, and the agent carries on', async () => {
     await create(pod('nocmd', { containers: [{ name: 'c', image: 'nginx' }] }));
+    await create(pod('nobin', { containers: [{ name: 'c', image: 'local', command: ['/no/such/binary'] }] }));
+    await create(
+      pod('nocm', {
+        containers: [{ name: 'c', image: 'local', command: ['sleep', '60'], volumeMounts: [{ name: 'v', mountPath: '/etc/cfg' }] }],
+        volumes: [{ name: 'v', configMap: { name: 'missing-cm' } }],
+      }),
+    );
     const r = await waitRow('nocmd', 'a waiting reason', (x) => x.status !== 'Pending' && x.status !== 'ContainerCreating');
     expect(r).toMatchObject({ ready: '0/1', status: 'CreateContainerError', restarts: 0 });
     await describeUntil('nocmd', [/State:\s+Waiting\n\s+Reason:\s+CreateContainerError\n/]);
     const msg = await s.kubectl('get', 'pod', 'nocmd', '-o', 'jsonpath={.status.containerStatuses[0].state.waiting.message}');
     expect(msg.stdout).toBe('no command specified');
+    await describeUntil('nobin', [/Last State:\s+Terminated\n\s+Reason:\s+StartError\n\s+Message:\s+exec: "\/no\/such\/binary": stat \/no\/such\/binary: no such file or directory\n\s+Exit Code:\s+128\n/]);
+    expect((await row('nocm'))?.status).toBe('ContainerCreating');
+    await describeUntil('nocm', [/Warning\s+FailedMount\s+.*MountVolume.SetUp failed for volume "v" : configmap "missing-cm" not found/]);
     expect(s.agent?.running).toBe(true);
     expect((await row('web'))?.status).toBe('Running');
   });
