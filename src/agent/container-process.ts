@@ -17,9 +17,12 @@ import { logFile } from './log-files.js';
 import { isSameProcess, killGroup, processStartTime } from './proc-stat.js';
 
 // $0 is the exit file, $1 the container's cgroup ('' for none), the rest the command.
+// The shell's own stderr goes to /dev/null (the command keeps the real one, as fd 3 until its exec), and
+// the command runs in a subshell: a shell reports a job killed by a signal ("Killed") on that job's
+// stderr, which would be a line in the container's log that the container never wrote.
 const WRAPPER =
   'cg=$1; shift; if [ -n "$cg" ]; then echo $$ > "$cg/cgroup.procs" || exit 125; fi; ' +
-  'trap : TERM INT HUP; "$@"; rc=$?; echo $rc > "$0.tmp" && mv "$0.tmp" "$0"; exit $rc';
+  'trap : TERM INT HUP; exec 3>&2 2>/dev/null; ( exec "$@" 2>&3 3>&- ); rc=$?; echo $rc > "$0.tmp" && mv "$0.tmp" "$0"; exit $rc';
 const ADOPTED_POLL_MS = 200;
 const OUTPUT_DRAIN_MS = 1000;
 

@@ -46,6 +46,21 @@ describe('PodRuntime with real processes', () => {
     expect(rt.pids(p.metadata.uid ?? '').app).not.toBe(pid);
   });
 
+  it('logs only what the container wrote when its program is killed, not the wrapper shell\'s report', async () => {
+    const rt = fx.runtime();
+    const p = pod('quiet', { containers: [{ name: 'app', command: ['sh', '-c', 'echo pid $$$$; echo to-stderr >&2; exec sleep 1000'] }] });
+    const uid = p.metadata.uid ?? '';
+    rt.syncPod(p);
+    await waitContainer(rt, p, 'running', (c) => c.state.running !== undefined);
+    let seen = '';
+    const pid = Number(await waitFor('the pid logged', async () => /^pid (\d+)$/m.exec((seen = await readAll(rt.logs(uid, 'app'))))?.[1], { detail: () => JSON.stringify(seen) }));
+    expect(pid).not.toBe(rt.pids(uid).app); // the program, not the group's leader
+    process.kill(pid, 'SIGKILL');
+    const c = await waitContainer(rt, p, 'restarted', (s) => s.restartCount === 1);
+    expect(c.lastState.terminated?.exitCode).toBe(137);
+    expect(await readAll(rt.logs(uid, 'app', { previous: true }))).toBe(`pid ${pid}\nto-stderr\n`);
+  });
+
   it('puts a container that exits 1 into CrashLoopBackOff with a growing back-off', async () => {
     const rt = fx.runtime();
     const p = pod('crash', { containers: [{ name: 'app', command: ['sh', '-c', 'exit 1'] }] });

@@ -1,0 +1,186 @@
+// The whole stack a user runs, as real processes: one `setpoint server` member (store, API server,
+// scheduler, controller manager) on free ports, one `setpoint agent` with its node identity and quick
+// back-off settings, an admin kubeconfig, and kubectl on it. stop() kills the agent and the member with
+// every component, then the pods the agent left running, and removes the directory.
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stopAdoptedPods } from '../../../src/agent/stop-pods.js';
+import { issueClientCert } from '../../../src/apiserver/pki/certificates.js';
+import { renderKubeconfig } from '../../../src/apiserver/pki/kubeconfig.js';
+import { loadKubeconfig } from '../../../src/client/kubeconfig.js';
+import { RestClient } from '../../../src/client/rest-client.js';
+import { freePorts } from '../../../src/harness/free-port.js';
+import { readyz } from '../../../src/harness/kinds/apiserver.js';
+import { ManagedProcess } from '../../../src/harness/managed-process.js';
+import { setpointMain } from '../../../src/harness/setpoint-main.js';
+import { runKubectl, type KubectlResult } from '../../apiserver/helpers/kubectl-runner.js';
+
+/** /proc/<pid>/stat's fields after the command name: [state, ppid, pgrp, …]. */
+function statFields(pid: string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pids whose parent is `pid`. */
+export function childrenOf(pid: number): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && statFields(d)?.[1] === String(pid)).map(Number);
+}
+
+/**
+ * The process-group leaders that run a container under `root` (the agent's root dir), by
+ * `<pod uid>/<container>`: each container is one group, led by the agent's wrapper, whose environment
+ * names the container's directory (SETPOINT_ROOT=<root>/pods/<uid>/root/<container>). Exec probes are
+ * groups of their own with the same environment: count only pods without them.
+ */
+export function containerGroups(root: string): Map<string, number[]> {
+  const prefix = `SETPOINT_ROOT=${join(root, 'pods')}/`;
+  const out = new Map<string, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    const f = statFields(d);
+    if (!f || f[2] !== d || f[0] === 'Z') continue;
+    let env: string;
+    try {
+      env = readFileSync(`/proc/${d}/environ`, 'utf8');
+    } catch {
+      continue; // gone, or not ours
+    }
+    const v = env.split('\0').find((e) => e.startsWith(prefix));
+    if (v === undefined) continue;
+    const [uid, , container] = v.slice(prefix.length).split('/');
+    const key = `${uid ?? ''}/${container ?? ''}`;
+    out.set(key, [...(out.get(key) ?? []), Number(d)].sort((a, b) => a - b));
+  }
+  return out;
+}
+
+export class AgentStack {
+  agent: ManagedProcess | undefined;
+
+  private constructor(
+    readonly dir: string,
+    readonly server: ManagedProcess,
+    readonly apiPort: number,
+    readonly adminKubeconfig: string,
+    readonly admin: RestClient,
+    readonly podCidr: string,
+  ) {}
+
+  /** One member; `startAgent()` adds the node. */
+  static async start(): Promise<AgentStack> {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-acceptance-'));
+    const p = await freePorts(['client', 'peer', 'api'] as const);
+    const server = new ManagedProcess(
+      'setpoint server m1',
+      {
+        bin: process.execPath,
+        args: [
+          setpointMain(),
+          'server',
+          '--name=m1',
+          `--data-dir=${join(dir, 'm1')}`,
+          `--listen-client-urls=http://127.0.0.1:${p.client}`,
+          `--advertise-client-urls=http://127.0.0.1:${p.client}`,
+          `--listen-peer-urls=http://127.0.0.1:${p.peer}`,
+          `--initial-advertise-peer-urls=http://127.0.0.1:${p.peer}`,
+          `--initial-cluster=m1=http://127.0.0.1:${p.peer}`,
+          `--secure-port=${p.api}`,
+          `--cert-dir=${join(dir, 'pki')}`,
+        ],
+        env: { SETPOINT_LOG_FORMAT: 'json' },
+      },
+      { logFile: join(dir, 'm1.log') },
+    );
+    server.start();
+    try {
+      const caFile = join(dir, 'pki', 'ca.crt');
+      await server.waitReady('its API server ready', async () => {
+        try {
+          return (await readyz(p.api, readFileSync(caFile, 'utf8'))) === 200;
+        } catch {
+          return false;
+        }
+      }, 120_000);
+      const ca = { certPem: readFileSync(caFile, 'utf8'), keyPem: readFileSync(join(dir, 'pki', 'ca.key'), 'utf8') };
+      const cert = await issueClientCert(ca, { user: 'admin', groups: ['system:masters'] });
+      const adminKubeconfig = join(dir, 'admin.kubeconfig');
+      writeFileSync(adminKubeconfig, renderKubeconfig({ server: `https://127.0.0.1:${p.api}`, caPem: ca.certPem, userName: 'admin', clientCertPem: cert.certPem, clientKeyPem: cert.keyPem }));
+      const admin = new RestClient(loadKubeconfig({ path: adminKubeconfig }).config);
+      // Pods take their own /24 of 127.1.0.0/16, apart from the other suites' blocks.
+      return new AgentStack(dir, server, p.api, adminKubeconfig, admin, `127.1.${10 + Math.floor(Math.random() * 90)}.0/24`);
+    } catch (e) {
+      await killMember(server);
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  get nodeRoot(): string {
+    return join(this.dir, 'node-1');
+  }
+
+  /** Starts (or starts again) the agent of node-1 and waits for it to say it started. */
+  async startAgent(): Promise<ManagedProcess> {
+    const kc = join(this.dir, 'node-1.kubeconfig');
+    const ca = { certPem: readFileSync(join(this.dir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(this.dir, 'pki', 'ca.key'), 'utf8') };
+    const cert = await issueClientCert(ca, { user: 'system:node:node-1', groups: ['system:nodes'] });
+    writeFileSync(kc, renderKubeconfig({ server: `https://127.0.0.1:${this.apiPort}`, caPem: ca.certPem, userName: 'system:node:node-1', clientCertPem: cert.certPem, clientKeyPem: cert.keyPem }));
+    const agent = new ManagedProcess(
+      'setpoint agent node-1',
+      {
+        bin: process.execPath,
+        args: [
+          setpointMain(),
+          'agent',
+          `--kubeconfig=${kc}`,
+          '--node-name=node-1',
+          `--root-dir=${this.nodeRoot}`,
+          '--port=0',
+          `--pod-cidr=${this.podCidr}`,
+          '--node-status-update-frequency=2s',
+          '--crash-loop-back-off-initial=1s',
+          '--crash-loop-back-off-max=8s',
+        ],
+        env: { SETPOINT_LOG_FORMAT: 'json' },
+      },
+      { logFile: join(this.dir, 'node-1.log') },
+    );
+    const mark = agent.logMark();
+    agent.start();
+    this.agent = agent;
+    await agent.waitReady('agent started', () => agent.logged('agent started', mark).length > 0, 60_000);
+    return agent;
+  }
+
+  /** kubectl as a user runs it, on the admin kubeconfig. */
+  kubectl(...args: string[]): Promise<KubectlResult> {
+    return runKubectl(this.adminKubeconfig, join(this.dir, 'kubectl-home'), args);
+  }
+
+  async stop(): Promise<void> {
+    this.admin.close();
+    await this.agent?.kill('SIGKILL');
+    await stopAdoptedPods(this.nodeRoot).catch(() => undefined);
+    await killMember(this.server);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Kills a member, then each component it started (they would outlive it; alive, it restarts them). */
+async function killMember(m: ManagedProcess): Promise<void> {
+  const pid = m.pid;
+  const components = pid !== undefined ? childrenOf(pid) : [];
+  await m.kill('SIGKILL');
+  for (const c of components) {
+    try {
+      process.kill(c, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
