@@ -33,31 +33,45 @@ function pod(name: string, spec: Record<string, unknown>): KubeObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { test: name } }, spec: { terminationGracePeriodSeconds: 2, ...spec } };
 }
 
-const HELLO: KubeObject = {
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name: 'hello', namespace: 'default' },
-  spec: {
-    replicas: 3,
-    selector: { matchLabels: { app: 'hello' } },
-    strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
-    template: {
-      metadata: { labels: { app: 'hello' } },
-      spec: {
-        terminationGracePeriodSeconds: 2,
-        containers: [
-          {
-            name: 'hello',
-            image: 'local/node',
-            command: [process.execPath, '-e', SERVER],
-            env: [POD_NAME_ENV, { name: 'VERSION', value: '1' }],
-            readinessProbe: { httpGet: { path: '/', port: 8080 }, periodSeconds: 1 },
-          },
-        ],
-      },
+/** A Deployment of `replicas` pods labelled app=<name>, with a short grace period. */
+function deployment(name: string, replicas: number, podSpec: Record<string, unknown>, strategy?: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      ...(strategy ? { strategy } : {}),
+      template: { metadata: { labels: { app: name } }, spec: { terminationGracePeriodSeconds: 2, ...podSpec } },
     },
+  };
+}
+
+const HELLO = deployment(
+  'hello',
+  3,
+  {
+    containers: [
+      {
+        name: 'hello',
+        image: 'local/node',
+        command: [process.execPath, '-e', SERVER],
+        env: [POD_NAME_ENV, { name: 'VERSION', value: '1' }],
+        readinessProbe: { httpGet: { path: '/', port: 8080 }, periodSeconds: 1 },
+      },
+    ],
   },
-};
+  { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+);
+
+/** `kubectl create -f` of the object, written to a file in the stack's directory. */
+async function createWith(s: AgentStack, o: KubeObject): Promise<void> {
+  const file = join(s.dir, `${o.metadata?.name ?? 'obj'}-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify(o));
+  const r = await s.kubectl('create', '-f', file);
+  expect(r.stderr).toBe('');
+}
 
 /** One row of `kubectl get pods --no-headers`: NAME READY STATUS RESTARTS AGE (RESTARTS may read "1 (5s ago)"). */
 interface Row {
@@ -101,12 +115,7 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
       return patterns.every((p) => p.test(last)) ? last : undefined;
     }, { timeoutMs, intervalMs: 500, detail: () => last });
   }
-  async function create(o: KubeObject): Promise<void> {
-    const file = join(s.dir, `${o.metadata?.name ?? 'obj'}-${Date.now()}.json`);
-    writeFileSync(file, JSON.stringify(o));
-    const r = await s.kubectl('create', '-f', file);
-    expect(r.stderr).toBe('');
-  }
+  const create = (o: KubeObject): Promise<void> => createWith(s, o);
   /** Pids each container's process group leads, for the pods given. */
   function groupsOf(uids: readonly string[]): Map<string, number[]> {
     return new Map([...containerGroups(s.nodeRoot)].filter(([k]) => uids.some((u) => k.startsWith(`${u}/`))));
@@ -377,4 +386,88 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     expect(s.agent?.running).toBe(true);
     expect((await row('web'))?.status).toBe('Running');
   });
+});
+
+describe('an agent SIGKILLed, with a second node to take its pods', () => {
+  let s: AgentStack;
+  // A node whose Lease is not renewed for 10 s is Ready=Unknown (renewed every 2 s here).
+  const AGENT_FLAGS = ['--node-lease-duration-seconds=8'];
+  type Node = KubeObject & { spec?: { taints?: { key: string; effect: string }[] }; status?: { conditions?: { type: string; status: string }[] } };
+
+  async function nodeReady(name: string): Promise<string | undefined> {
+    const n = await new ResourceClient<Node>(s.admin, NODES).get('', name).catch(() => undefined);
+    return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  }
+  /** `kubectl get node NAME --no-headers`' STATUS column. */
+  async function kubectlNodeStatus(name: string): Promise<string | undefined> {
+    const r = await s.kubectl('get', 'node', name, '--no-headers');
+    return r.code === 0 ? r.stdout.trim().split(/\s{2,}/)[1] : undefined;
+  }
+
+  beforeAll(async () => {
+    s = await AgentStack.startSplit(['--node-monitor-grace-period=10s', '--node-monitor-period=1s']);
+    await s.startAgent('node-a', AGENT_FLAGS);
+    await waitFor('node-a Ready', async () => (await nodeReady('node-a')) === 'True', { timeoutMs: 60_000 });
+  }, 200_000);
+  afterAll(async () => {
+    await s?.stop();
+  }, 60_000);
+
+  it('goes NotReady after the grace period, its pods are recreated on the other node after their tolerationSeconds, and its restart leaves no duplicate', async () => {
+    const pods = new ResourceClient<Pod>(s.admin, PODS);
+    const tolerate = (key: string): Record<string, unknown> => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 2 });
+    await createWith(
+      s,
+      deployment('spread', 2, {
+        tolerations: [tolerate('node.kubernetes.io/unreachable'), tolerate('node.kubernetes.io/not-ready')],
+        containers: [{ name: 'c', image: 'local', command: ['sh', '-c', 'while true; do sleep 0.2; done'] }],
+      }),
+    );
+    const running = async (node: string): Promise<Pod[]> =>
+      (await pods.list('default', { labelSelector: 'app=spread' })).items.filter(
+        (p) => (p.spec as { nodeName?: string } | undefined)?.nodeName === node && !p.metadata?.deletionTimestamp && p.status?.containerStatuses?.[0]?.state.running !== undefined,
+      );
+    // Both on node-a, the only node so far.
+    const old = await waitFor('two spread pods running on node-a', async () => {
+      const ps = await running('node-a');
+      return ps.length === 2 ? ps : undefined;
+    }, { timeoutMs: 60_000 });
+    const oldUids = old.map((p) => p.metadata?.uid ?? '');
+    const ofOld = (): Map<string, number[]> => new Map([...containerGroups(s.rootOf('node-a'))].filter(([k]) => oldUids.some((u) => k.startsWith(`${u}/`))));
+    const oldGroups = ofOld();
+    expect(oldGroups.size).toBe(2);
+
+    await s.startAgent('node-b', AGENT_FLAGS);
+    await waitFor('node-b Ready', async () => (await nodeReady('node-b')) === 'True', { timeoutMs: 60_000 });
+
+    await s.agents.get('node-a')?.kill('SIGKILL');
+    let seen: string | undefined;
+    await waitFor('kubectl to show node-a NotReady', async () => (seen = await kubectlNodeStatus('node-a')) === 'NotReady', {
+      timeoutMs: 60_000,
+      detail: () => `${seen ?? ''} ${readFileSync(join(s.dir, 'controller-manager.log'), 'utf8').split('\n').slice(-15).join('\n')}`,
+    });
+    const node = await new ResourceClient<Node>(s.admin, NODES).get('', 'node-a');
+    expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('Unknown');
+    const fresh = await waitFor('two spread pods running on node-b', async () => {
+      const ps = await running('node-b');
+      return ps.length === 2 ? ps : undefined;
+    }, { timeoutMs: 60_000 });
+    expect(fresh.some((p) => oldUids.includes(p.metadata?.uid ?? ''))).toBe(false);
+    // With no agent on node-a nobody stopped its processes: the evicted pods wait there, Terminating.
+    expect(ofOld()).toEqual(oldGroups);
+
+    await s.startAgent('node-a', AGENT_FLAGS);
+    await waitFor('kubectl to show node-a Ready again', async () => (await kubectlNodeStatus('node-a')) === 'Ready', { timeoutMs: 60_000 });
+    // The agent back finishes what it missed: the evicted pods' processes stopped, their objects gone.
+    await waitFor('the evicted pods gone, processes and objects', async () => {
+      if (ofOld().size > 0) return false;
+      const left = await Promise.all(oldUids.map(async (u) => (await pods.list('default', { labelSelector: 'app=spread' })).items.some((p) => p.metadata?.uid === u)));
+      return left.every((l) => !l);
+    }, { timeoutMs: 60_000, detail: () => JSON.stringify([...ofOld()]) });
+    // One process group per pod of the Deployment, all on node-b.
+    expect(containerGroups(s.rootOf('node-a')).size).toBe(0);
+    const onB = containerGroups(s.rootOf('node-b'));
+    expect([...onB.keys()].sort()).toEqual(fresh.map((p) => `${p.metadata?.uid ?? ''}/c`).sort());
+    for (const pids of onB.values()) expect(pids).toHaveLength(1);
+  }, 180_000);
 });

@@ -6,7 +6,8 @@ import { arr, descriptor, rec, spec, status, statusSub, str, strategy } from './
 
 function readiness(o: StoredObject): string {
   const ready = arr(status(o)['conditions']).find((c) => c['type'] === 'Ready');
-  let s = ready === undefined ? 'Unknown' : ready['status'] === 'True' ? 'Ready' : ready['status'] === 'False' ? 'NotReady' : 'Unknown';
+  // As kubectl prints it: any Ready but True (False, or Unknown for a silent node) is NotReady.
+  let s = ready === undefined ? 'Unknown' : ready['status'] === 'True' ? 'Ready' : 'NotReady';
   if (spec(o)['unschedulable'] === true) s += ',SchedulingDisabled';
   return s;
 }
