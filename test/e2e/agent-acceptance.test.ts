@@ -125,7 +125,7 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
   }
   async function answer(ip: string): Promise<string | undefined> {
     try {
-      const r = await fetch(`http://${ip}:8080/`, { signal: AbortSignal.timeout(3000) });
+      const r = await fetch(`http://${ip}:8080/`, { signal: AbortSignal.timeout(10_000) });
       return r.ok ? await r.text() : undefined;
     } catch {
       return undefined;
@@ -381,7 +381,7 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     const msg = await s.kubectl('get', 'pod', 'nocmd', '-o', 'jsonpath={.status.containerStatuses[0].state.waiting.message}');
     expect(msg.stdout).toBe('no command specified');
     await describeUntil('nobin', [/Last State:\s+Terminated\n\s+Reason:\s+StartError\n\s+Message:\s+exec: "\/no\/such\/binary": stat \/no\/such\/binary: no such file or directory\n\s+Exit Code:\s+128\n/]);
-    expect((await row('nocm'))?.status).toBe('ContainerCreating');
+    await waitRow('nocm', 'nocm held in ContainerCreating', (x) => x.status === 'ContainerCreating');
     await describeUntil('nocm', [/Warning\s+FailedMount\s+.*MountVolume.SetUp failed for volume "v" : configmap "missing-cm" not found/]);
     expect(s.agent?.running).toBe(true);
     expect((await row('web'))?.status).toBe('Running');
