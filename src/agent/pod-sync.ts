@@ -17,7 +17,7 @@ import type { RestClient } from '../client/rest-client.js';
 import { WorkQueue } from '../client/work-queue.js';
 import { isGoneOrReplaced, runWorkers } from './queue-workers.js';
 import type { PodRuntime } from './pod-runtime.js';
-import type { Pod } from './pod-types.js';
+import type { Pod, PodCondition } from './pod-types.js';
 
 export interface PodSyncDeps {
   readonly rest: RestClient;
@@ -156,7 +156,10 @@ export class PodSync {
     const status = this.deps.runtime.status(uid);
     if (status === undefined) return;
     const text = JSON.stringify(status);
-    if (this.written.get(uid) === text) return;
+    // Unchanged since our last write, and the API still says what we said: nothing to write. When another
+    // writer changed our conditions (the node controller marks pods not ready while it judges the node
+    // silent), ours are put back, as kubelet's status manager does when the API's status differs from its own.
+    if (this.written.get(uid) === text && !conditionsOverwritten(pod.status?.conditions, status.conditions)) return;
     try {
       await this.pods.patchStatus(pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', 'merge', { metadata: { uid }, status });
       this.written.set(uid, text);
@@ -175,4 +178,9 @@ export class PodSync {
       throw e;
     }
   }
+}
+
+/** Whether `api` gives any condition of `ours` another status (or lacks it). */
+export function conditionsOverwritten(api: readonly PodCondition[] | undefined, ours: readonly PodCondition[] | undefined): boolean {
+  return (ours ?? []).some((c) => api?.find((a) => a.type === c.type)?.status !== c.status);
 }

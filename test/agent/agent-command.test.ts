@@ -169,6 +169,14 @@ describe('setpoint agent', () => {
     serverPid = Number(await waitFor('the new process to answer', () => httpGet(`http://${serverIP}:8080/`).catch(() => undefined)));
   });
 
+  it('puts its Ready condition back when another writer marked the pod not ready (as the node controller does)', async () => {
+    const ready = (x: Obj): string | undefined => ((x.status?.['conditions'] ?? []) as { type: string; status: string }[]).find((k) => k.type === 'Ready')?.status;
+    await waitPod('web', 'web Ready', (x) => ready(x) === 'True');
+    const conditions = ((await pods.get('default', 'web')).status?.['conditions'] ?? []) as { type: string; status: string }[];
+    await pods.patchStatus('default', 'web', 'merge', { status: { conditions: conditions.map((k) => (k.type === 'Ready' ? { ...k, status: 'False', reason: 'NodeNotReady' } : k)) } });
+    await waitPod('web', 'web Ready again', (x) => ready(x) === 'True');
+  });
+
   it('puts a container that exits 1 in CrashLoopBackOff with BackOff events', async () => {
     await pods.create(podOf('crash', { containers: [{ name: 'c', image: 'local', command: ['sh', '-c', 'echo dying; exit 1'] }] }));
     const p = await waitPod('crash', 'CrashLoopBackOff', (x) => containerStatus(x)?.state.waiting?.reason === 'CrashLoopBackOff');
