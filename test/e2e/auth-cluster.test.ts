@@ -1,7 +1,8 @@
 // Auth on a three-member Setpoint cluster, through the npm etcd3 client's auth options (auth: { username,
 // password }): users and roles made with the client, auth enabled, a user limited to its prefix on every
 // member (tokens are issued through Raft, so any member knows them), a wrong password, a stale grant, and
-// the auth state kept by a member that restarts and by one that catches up from a snapshot.
+// the JSON gateway with the token in Authorization, and the auth state kept by a member that restarts
+// and by one that catches up from a snapshot.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3, EtcdAuthenticationFailedError, EtcdPermissionDeniedError } from 'etcd3';
 import { StoreCluster } from '../../src/harness/store-cluster.js';
@@ -73,6 +74,20 @@ describe('auth on a three-member cluster, with the etcd3 client', () => {
   it('refuses a wrong password', async () => {
     const wrong = client({ auth: { username: 'alice', password: 'nope' } });
     await expect(wrong.get('/docs/n1').string()).rejects.toBeInstanceOf(EtcdAuthenticationFailedError);
+  });
+
+  it('serves the JSON gateway with the token in Authorization, as etcd\'s gateway does', async () => {
+    if (!cluster) throw new Error('no cluster');
+    const url = cluster.clientUrl(cluster.running()[0] ?? '');
+    const post = async (path: string, body: object, token?: string): Promise<Record<string, unknown>> => {
+      const r = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: token ? { authorization: token } : {} });
+      return (await r.json()) as Record<string, unknown>;
+    };
+    const { token } = (await post('/v3/auth/authenticate', { name: ALICE.username, password: ALICE.password })) as { token: string };
+    const key = Buffer.from('/motd').toString('base64');
+    expect(await post('/v3/kv/range', { key })).toMatchObject({ message: 'etcdserver: user name is empty', code: 3 });
+    expect(await post('/v3/kv/range', { key }, token)).toMatchObject({ kvs: [{ key, value: Buffer.from('hello').toString('base64') }] });
+    expect(await post('/v3/kv/put', { key, value: key }, token)).toMatchObject({ message: 'etcdserver: permission denied', code: 7 });
   });
 
   it('delivers watch events on a permitted prefix', async () => {

@@ -13,7 +13,7 @@ import type { Proposals } from './proposals.js';
 import { AuthState } from '../auth/auth-state.js';
 import { RequestPerms } from '../auth/request-perms.js';
 import { SimpleTokens, tokenPrefix } from '../auth/simple-tokens.js';
-import { bcryptCompare, bcryptHash } from '../auth/bcrypt.js';
+import { comparePassword, hashPassword } from '../auth/bcrypt-pool.js';
 import { EtcdError, etcdError } from '../../kv/errors.js';
 
 export interface AuthOptions {
@@ -185,16 +185,16 @@ export class AuthRequests implements AuthApi, AuthApplier {
       if (!this.state.isEnabled) throw etcdError('AUTH_NOT_ENABLED');
       const checkedAt = this.state.revision;
       const u = this.state.user(name);
-      if (!u || u.noPassword || !bcryptCompare(password, u.password)) throw etcdError('AUTH_FAILED');
+      if (!u || u.noPassword || !(await comparePassword(password, u.password))) throw etcdError('AUTH_FAILED');
       const r = await this.proposals.proposeRequest<{ token: string }>({ t: 'authenticate', id: this.c.nextReqId(), name, prefix: tokenPrefix() });
       // The password was checked against a state that changed before the token was issued: check again.
       if (checkedAt === this.state.revision) return r;
     }
   }
 
-  userAdd(ai: AuthInfo | undefined, name: string, password: string, noPassword: boolean): Promise<void> {
+  async userAdd(ai: AuthInfo | undefined, name: string, password: string, noPassword: boolean): Promise<void> {
     // Hashed once, here, so the log never holds the password (etcd 3.5 does the same).
-    return this.change(ai, { op: 'userAdd', name, password: noPassword ? '' : bcryptHash(password, this.opts.bcryptCost), noPassword });
+    return this.change(ai, { op: 'userAdd', name, password: noPassword ? '' : await hashPassword(password, this.opts.bcryptCost), noPassword });
   }
 
   userGet(ai: AuthInfo | undefined, name: string): Promise<{ roles: string[] }> {
@@ -209,8 +209,8 @@ export class AuthRequests implements AuthApi, AuthApplier {
     return this.change(ai, { op: 'userDelete', name });
   }
 
-  userChangePassword(ai: AuthInfo | undefined, name: string, password: string): Promise<void> {
-    return this.change(ai, { op: 'userChangePassword', name, password: bcryptHash(password, this.opts.bcryptCost) });
+  async userChangePassword(ai: AuthInfo | undefined, name: string, password: string): Promise<void> {
+    return this.change(ai, { op: 'userChangePassword', name, password: await hashPassword(password, this.opts.bcryptCost) });
   }
 
   userGrantRole(ai: AuthInfo | undefined, user: string, role: string): Promise<void> {
