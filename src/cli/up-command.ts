@@ -194,7 +194,7 @@ async function up(o: UpOptions): Promise<void> {
 export function registerUpCommand(program: Command): void {
   program
     .command('up')
-    .description('run the whole HA control plane on this machine: three members (stores on 2379/22379/32379, API servers on 6443/16443/26443) and nodes node-1..3, state in ./.setpoint')
+    .description('run the whole HA control plane on this machine: three members (stores on 2379/22379/32379, API servers on 6443/16443/26443 unless told other ports) and nodes node-1..3, state in ./.setpoint')
     .option('--data-dir <dir>', 'where the members, agents and the kubeconfig keep their state', '.setpoint')
     .option('--host <host>', 'address the stores listen on', '127.0.0.1')
     .option('--simulate <n>', 'also run N simulated nodes (pods bound to them are Running at once, no processes)')

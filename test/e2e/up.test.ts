@@ -56,6 +56,8 @@ describe('setpoint up, driven with kubectl', () => {
   const kubeconfig = join(dataDir, 'kubeconfig');
   let up: ManagedProcess | undefined;
   let args: string[] = [];
+  /** The hello pods' names when the first `setpoint up` was stopped. */
+  let stopped: string[] = [];
 
   const kubectl = (...a: string[]): Promise<KubectlResult> => runKubectl(kubeconfig, join(dir, 'kubectl-home'), a);
 
@@ -156,6 +158,13 @@ describe('setpoint up, driven with kubectl', () => {
 
   it('stops everything on SIGINT: no process left, the pods no longer answer', async () => {
     const before = (await pods()) ?? [];
+    stopped = before.map((p) => p.name).sort();
+    // What must go: the members, their components, the agents, and the pods' processes (their environment names their directory under the agents').
+    const running = processesNaming(dataDir);
+    const podProcesses = processesNaming(`SETPOINT_ROOT=${join(dataDir, 'agents')}`);
+    console.log(`setpoint up: ${running.length} processes name the data dir before SIGINT, ${podProcesses.length} of them the pods'`);
+    expect(podProcesses.length).toBeGreaterThanOrEqual(3);
+    expect(running.length).toBeGreaterThan(podProcesses.length + 3 * 4);
     const exit = await (up as ManagedProcess).kill('SIGINT', 60_000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(processesNaming(dataDir)).toEqual([]);
@@ -167,6 +176,8 @@ describe('setpoint up, driven with kubectl', () => {
     await nodesReady();
     const d = await kubectl('get', 'deployment', 'hello', '-o', 'jsonpath={.spec.replicas}');
     expect(d.stdout).toBe('3');
-    await helloPodsAnswer(3);
+    const again = await helloPodsAnswer(3);
+    // The same pods, run again by their nodes' agents (as a kubelet does after a reboot), not new ones.
+    expect(again.map((p) => p.name).sort()).toEqual(stopped);
   }, 2 * LONG);
 });
