@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import { APISERVER_FLAGS, defaultForHelp } from '../apiserver/apiserver-flags.js';
 import { LIFECYCLE_FLAGS } from '../controllers/lifecycle-flags.js';
 import { ControlPlaneMember } from '../controlplane/control-plane-member.js';
+import { lifecycleFlags } from './controller-manager-command.js';
 import { FlagError, parseStoreFlags } from '../server/embed/store-flags.js';
 import { makeLogger } from './logger.js';
 import { addStoreFlags, storeFlagsGiven } from './store-command.js';
@@ -59,6 +60,8 @@ export function registerServerCommand(program: Command): void {
       }
       throw e;
     }
+    // Checked here as the controller manager checks them, so a bad value is exit 2, not a component that keeps exiting.
+    lifecycleFlags(opts, 'server');
     const log = makeLogger(store.logLevel).child({ member: store.name });
     const securePort = Number(opts.securePort ?? 6443);
     if (!Number.isInteger(securePort) || securePort <= 0 || securePort > 65535) {
