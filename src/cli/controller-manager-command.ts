@@ -31,8 +31,9 @@ function camel(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** The lifecycle controllers' flags (Go durations, ints, floats) into their options; a bad value is exit 2. */
-function lifecycleFlags(opts: Record<string, unknown>): LifecycleOptions {
+/** The lifecycle controllers' flags (Go durations, ints, floats) into their options; a bad value is exit 2 (as `setpoint <command>`). */
+export function lifecycleFlags(opts: Record<string, unknown>, command = COMMAND): LifecycleOptions {
+  const usageError = (message: string): never => commandUsageError(command, message);
   const values = new Map<string, number>();
   for (const f of LIFECYCLE_FLAGS) {
     const raw = opts[camel(f.name)];

@@ -4,7 +4,9 @@
 // them on three machines (or `setpoint up` on one) make a highly available control plane.
 import { Option, type Command } from 'commander';
 import { APISERVER_FLAGS, defaultForHelp } from '../apiserver/apiserver-flags.js';
+import { LIFECYCLE_FLAGS } from '../controllers/lifecycle-flags.js';
 import { ControlPlaneMember } from '../controlplane/control-plane-member.js';
+import { lifecycleFlags } from './controller-manager-command.js';
 import { FlagError, parseStoreFlags } from '../server/embed/store-flags.js';
 import { makeLogger } from './logger.js';
 import { addStoreFlags, storeFlagsGiven } from './store-command.js';
@@ -13,6 +15,8 @@ import { stopOnSignals } from './stop-on-signals.js';
 /** The API server's flags a member forwards (the store it uses is its own; the log level is shared). */
 const API_FLAGS = ['secure-port', 'bind-address', 'advertise-address', 'cert-dir', 'tls-cert-file', 'tls-private-key-file', 'client-ca-file', 'token-auth-file', 'event-ttl', 'etcd-compaction-interval'];
 const LOOP_FLAGS = ['leader-elect-lease-duration', 'leader-elect-renew-deadline', 'leader-elect-retry-period'];
+/** The controller manager's flags a member forwards as given (it checks them itself). */
+const CONTROLLER_MANAGER_FLAGS = ['controllers', ...LIFECYCLE_FLAGS.map((f) => f.name)];
 
 function camel(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -40,7 +44,9 @@ export function registerServerCommand(program: Command): void {
     .addOption(new Option('--leader-elect-lease-duration <duration>', "the scheduler's and the controller manager's lease duration (default: theirs)"))
     .addOption(new Option('--leader-elect-renew-deadline <duration>', "the scheduler's and the controller manager's renew deadline (default: theirs)"))
     .addOption(new Option('--leader-elect-retry-period <duration>', "the scheduler's and the controller manager's retry period (default: theirs)"))
-    .addOption(new Option('--controllers <list>', "the controller manager's --controllers (default: *)"))
+    .addOption(new Option('--controllers <list>', "the controller manager's --controllers (default: *)"));
+  for (const f of LIFECYCLE_FLAGS) cmd.addOption(new Option(`--${f.name} <${f.kind}>`, `the controller manager's: ${f.help} (default: ${f.default})`));
+  cmd
     .addOption(new Option('--api-server-endpoints <urls>', "every member's API server (https://host:port,…): the scheduler and the controller manager fail over between them, this member's own first"));
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
     const storeRaw = storeFlagsGiven(opts);
@@ -54,6 +60,8 @@ export function registerServerCommand(program: Command): void {
       }
       throw e;
     }
+    // Checked here as the controller manager checks them, so a bad value is exit 2, not a component that keeps exiting.
+    lifecycleFlags(opts, 'server');
     const log = makeLogger(store.logLevel).child({ member: store.name });
     const securePort = Number(opts.securePort ?? 6443);
     if (!Number.isInteger(securePort) || securePort <= 0 || securePort > 65535) {
@@ -75,7 +83,7 @@ export function registerServerCommand(program: Command): void {
       ...(opts.certDir !== undefined ? { certDir: String(opts.certDir) } : {}),
       loopArgs: [`--log-level=${store.logLevel}`, ...forwarded(opts, LOOP_FLAGS)],
       schedulerArgs: [],
-      controllerManagerArgs: forwarded(opts, ['controllers']),
+      controllerManagerArgs: forwarded(opts, CONTROLLER_MANAGER_FLAGS),
       log,
       onLine: (component, line) => process.stdout.write(`${component} ${line}\n`),
     });

@@ -22,35 +22,81 @@ interface UpOptions {
   dataDir: string;
   host: string;
   simulate?: string;
+  clientPorts: string;
+  peerPorts: string;
+  apiPorts: string;
+  agentPorts: string;
 }
 
-const MEMBERS = [
-  { name: 'm1', client: 2379, peer: 2380, api: 6443, node: 'node-1', agentPort: 10250 },
-  { name: 'm2', client: 22379, peer: 22380, api: 16443, node: 'node-2', agentPort: 10251 },
-  { name: 'm3', client: 32379, peer: 32380, api: 26443, node: 'node-3', agentPort: 10252 },
-] as const;
+interface Member {
+  readonly name: string;
+  readonly client: number;
+  readonly peer: number;
+  readonly api: number;
+  readonly node: string;
+  readonly agentPort: number;
+}
+
+const MEMBER_COUNT = 3;
+/** Each port flag with its default: etcd's conventional local ports, 6443 and two more, the kubelet's 10250 and the next two. */
+const PORT_FLAGS = {
+  clientPorts: ['--client-ports', '2379,22379,32379'],
+  peerPorts: ['--peer-ports', '2380,22380,32380'],
+  apiPorts: ['--api-ports', '6443,16443,26443'],
+  agentPorts: ['--agent-ports', '10250,10251,10252'],
+} as const;
+
+function usage(message: string): never {
+  console.error(`setpoint up: ${message}`);
+  process.exit(2);
+}
+
+/** Three ports, one per member, from a flag's comma-separated value (0 only for the agents: any free port). */
+function ports(flag: keyof typeof PORT_FLAGS, text: string): number[] {
+  const [name] = PORT_FLAGS[flag];
+  const list = text.split(',').map((p) => p.trim());
+  const min = flag === 'agentPorts' ? 0 : 1;
+  if (list.length !== MEMBER_COUNT || list.some((p) => !/^\d+$/.test(p) || Number(p) < min || Number(p) > 65535)) {
+    usage(`invalid argument ${JSON.stringify(text)} for "${name}" flag: must be ${MEMBER_COUNT} comma-separated ports from ${min} to 65535`);
+  }
+  return list.map(Number);
+}
+
+function members(o: UpOptions): Member[] {
+  const [client, peer, api, agent] = [ports('clientPorts', o.clientPorts), ports('peerPorts', o.peerPorts), ports('apiPorts', o.apiPorts), ports('agentPorts', o.agentPorts)];
+  return Array.from({ length: MEMBER_COUNT }, (_, i) => ({
+    name: `m${i + 1}`,
+    client: client[i] ?? 0,
+    peer: peer[i] ?? 0,
+    api: api[i] ?? 0,
+    node: `node-${i + 1}`,
+    agentPort: agent[i] ?? 0,
+  }));
+}
 
 const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m'];
 const RESET = '\x1b[0m';
 
 /** A kubeconfig written by an earlier start that already names every API server (older ones named one). */
-function failsOver(file: string): boolean {
+function failsOver(file: string, apiServers: readonly string[]): boolean {
   if (!existsSync(file)) return false;
   try {
-    return (loadKubeconfig({ path: file }).config.endpoints?.length ?? 0) >= MEMBERS.length - 1;
+    const { config } = loadKubeconfig({ path: file });
+    const named = new Set([config.server, ...(config.endpoints ?? [])]);
+    return (config.endpoints?.length ?? 0) >= MEMBER_COUNT - 1 && apiServers.every((u) => named.has(u));
   } catch {
     return false;
   }
 }
 
 async function up(o: UpOptions): Promise<void> {
+  const MEMBERS = members(o);
   const dataDir = resolve(o.dataDir);
   const pki = join(dataDir, 'pki');
   mkdirSync(pki, { recursive: true });
   const simulated = o.simulate !== undefined ? Number(o.simulate) : 0;
   if (!Number.isSafeInteger(simulated) || simulated < 0) {
-    console.error(`setpoint up: invalid argument ${JSON.stringify(o.simulate)} for "--simulate" flag: must be a whole number`);
-    process.exit(2);
+    usage(`invalid argument ${JSON.stringify(o.simulate)} for "--simulate" flag: must be a whole number`);
   }
   const procs: ManagedProcess[] = [];
   let stopping = false;
@@ -112,17 +158,18 @@ async function up(o: UpOptions): Promise<void> {
 
   console.log(`setpoint up: three control-plane members and their nodes on this machine (state in ${dataDir}, logs in ${join(dataDir, 'logs')}) …`);
   const caFile = join(pki, 'ca.crt');
-  await waitFor('an API server to be ready', async () => existsSync(caFile) && (await readyz(MEMBERS[0].api, readFileSync(caFile, 'utf8'))) === 200, { timeoutMs: 180_000, intervalMs: 250 });
+  const [first] = MEMBERS as [Member, ...Member[]];
+  await waitFor('an API server to be ready', async () => existsSync(caFile) && (await readyz(first.api, readFileSync(caFile, 'utf8'))) === 200, { timeoutMs: 180_000, intervalMs: 250 });
   const ca = readCertDirCa(pki);
   const kubeconfig = join(dataDir, 'kubeconfig');
   // The admin kubeconfig: one context per API server (`setpoint`, `setpoint-2`, `setpoint-3`), each failing over to the others.
-  if (!failsOver(kubeconfig)) await writeClientKubeconfig(kubeconfig, ca, { server: apiServers, endpoints: apiServers, user: 'admin', groups: ['system:masters'] });
+  if (!failsOver(kubeconfig, apiServers)) await writeClientKubeconfig(kubeconfig, ca, { server: apiServers, endpoints: apiServers, user: 'admin', groups: ['system:masters'] });
 
   for (const [i, m] of MEMBERS.entries()) {
     const root = join(dataDir, 'agents', m.node);
     mkdirSync(root, { recursive: true });
     const kc = join(root, 'kubeconfig');
-    if (!failsOver(kc)) {
+    if (!failsOver(kc, apiServers)) {
       await writeClientKubeconfig(kc, ca, { server: `https://127.0.0.1:${m.api}`, endpoints: apiServers, user: `system:node:${m.node}`, groups: ['system:nodes'] });
     }
     run(m.node, ['agent', `--kubeconfig=${kc}`, `--node-name=${m.node}`, `--root-dir=${root}`, `--port=${m.agentPort}`, `--pod-cidr=127.1.${i + 1}.0/24`], COLORS[i] ?? '');
@@ -147,9 +194,13 @@ async function up(o: UpOptions): Promise<void> {
 export function registerUpCommand(program: Command): void {
   program
     .command('up')
-    .description('run the whole HA control plane on this machine: three members (stores on 2379/22379/32379, API servers on 6443/16443/26443) and nodes node-1..3, state in ./.setpoint')
+    .description('run the whole HA control plane on this machine: three members (stores on 2379/22379/32379, API servers on 6443/16443/26443 unless told other ports) and nodes node-1..3, state in ./.setpoint')
     .option('--data-dir <dir>', 'where the members, agents and the kubeconfig keep their state', '.setpoint')
     .option('--host <host>', 'address the stores listen on', '127.0.0.1')
     .option('--simulate <n>', 'also run N simulated nodes (pods bound to them are Running at once, no processes)')
+    .option(`${PORT_FLAGS.clientPorts[0]} <ports>`, "the three stores' client ports", PORT_FLAGS.clientPorts[1])
+    .option(`${PORT_FLAGS.peerPorts[0]} <ports>`, "the three stores' peer ports", PORT_FLAGS.peerPorts[1])
+    .option(`${PORT_FLAGS.apiPorts[0]} <ports>`, "the three API servers' ports", PORT_FLAGS.apiPorts[1])
+    .option(`${PORT_FLAGS.agentPorts[0]} <ports>`, "the three agents' ports (0: any free port)", PORT_FLAGS.agentPorts[1])
     .action(up);
 }
