@@ -117,7 +117,7 @@ export class NodeLifecycleController extends LoopController {
       markedUnknown,
       taintsBefore,
       taintsAfter: node.spec?.taints ?? [],
-      ...(eviction !== undefined ? { eviction } : {}),
+      eviction,
       podsMarkedNotReady,
       heldBackMs,
     });

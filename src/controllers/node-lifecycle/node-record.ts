@@ -18,7 +18,7 @@ export interface NodeReconcileFacts {
   readonly taintsBefore: readonly NodeTaint[];
   readonly taintsAfter: readonly NodeTaint[];
   /** Pods on the node the NoExecute taints just added evict now, later (tolerationSeconds) and never. */
-  readonly eviction?: { readonly now: number; readonly later: number; readonly never: number };
+  readonly eviction: { readonly now: number; readonly later: number; readonly never: number } | undefined;
   readonly podsMarkedNotReady: number;
   /** Set when --node-eviction-rate held the NoExecute taint back: when the next token comes. */
   readonly heldBackMs: number | undefined;
