@@ -62,14 +62,18 @@ describe('loop records of the node lifecycle, garbage collector and namespace co
     }, { timeoutMs: 30_000 });
   };
 
+  async function postReady(name: string): Promise<void> {
+    const node = await h.client(NODES).get('', name);
+    await h.client(NODES).patchStatus('', name, 'merge', {
+      metadata: { resourceVersion: node.metadata?.resourceVersion },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: rfc3339Seconds(new Date()) }] },
+    });
+  }
+
   it('node lifecycle: a silent node is tainted (or waits on the eviction rate), as its record and why say', async () => {
     for (const name of ['quiet-1', 'quiet-2']) {
       await h.client(NODES).create({ metadata: { name } });
-      const node = await h.client(NODES).get('', name);
-      await h.client(NODES).patchStatus('', name, 'merge', {
-        metadata: { resourceVersion: node.metadata?.resourceVersion },
-        status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: rfc3339Seconds(new Date()) }] },
-      });
+      await postReady(name);
       await h.client(LEASES).create({ metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() } });
     }
     const names = ['quiet-1', 'quiet-2'];
@@ -93,6 +97,12 @@ describe('loop records of the node lifecycle, garbage collector and namespace co
 
     const out = await cli.ok('why', `node/${names[heldAt]!}`);
     expect(out).toMatch(/node-lifecycle-controller: .*, waiting \(ready Unknown\/True, .*\): rate-limited eviction/);
+
+    // Heard from again: the taints come off, and the record says so.
+    await postReady(names[1 - heldAt]!);
+    const back = await recordOf(`/api/v1/nodes/${names[1 - heldAt]!}`, 'node-lifecycle-controller', (r) => r.outcome === 'ok');
+    expect(back.action).toBe('untaint node.kubernetes.io/unreachable:NoSchedule, node.kubernetes.io/unreachable:NoExecute');
+    expect(back.gap.actual).toMatchObject({ ready: 'True', taints: [] });
   });
 
   it('garbage collector: an owner deleted in the foreground records the dependent that blocks it', async () => {

@@ -126,9 +126,11 @@ export class NodeLifecycleController extends LoopController {
     if (h.kind === 'heard') return { requeueAfterMs: h.graceLeftMs + 1 };
   }
 
-  /** A node not Ready is reported; a Ready one only when it was (its record then says so), and then forgotten. */
+  /** A node not Ready is reported; a Ready one only when it had been (its record then says so), and then forgotten. */
   private report(node: NodeObject, facts: NodeReconcileFacts): void {
     const name = node.metadata?.name ?? '';
+    // A node that has not posted Ready yet is within its startup grace (after it, it is Unknown): nothing to tell.
+    if (facts.ready === undefined) return;
     const r = nodeLoopReport(facts, node.metadata?.uid);
     if (r.outcome === 'ok' && !this.records.tracks(NODES, '', name)) return;
     this.records.record(NODES, '', name, r);
