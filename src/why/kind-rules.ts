@@ -180,6 +180,13 @@ function generic(o: KubeObject): KindVerdict {
     converged = false;
     findings.push(stale);
   }
+  // An object being deleted has not converged until it is gone (a foreground deletion waits on its dependents).
+  const deleting = o.metadata?.deletionTimestamp;
+  if (deleting !== undefined) {
+    const fin = o.metadata?.finalizers ?? [];
+    findings.push({ severity: 'warning', source: 'status', summary: `being deleted since ${deleting}${fin.length > 0 ? `, held by finalizers ${fin.join(', ')}` : ''}`, evidence: { time: deleting } });
+    return { converged: false, state: 'being deleted', findings };
+  }
   return { converged, state: converged ? 'no failing condition' : 'not ready', findings };
 }
 

@@ -118,6 +118,8 @@ describe('loop records of the node lifecycle, garbage collector and namespace co
       details: { blocking: [{ resource: 'configmaps', namespace: 'default', name: 'fg-dep', beingDeleted: true }] },
     });
     const out = await cli.ok('why', 'configmap/fg-owner', '-n', 'default');
+    expect(out).toMatch(/ConfigMap default\/fg-owner is not converging \(being deleted\)/);
+    expect(out).toContain('held by finalizers foregroundDeletion');
     expect(out).toContain('garbage-collector: wait for 1 dependents with blockOwnerDeletion, waiting');
     await dropHold('default', 'fg-dep');
     await gone('default', 'fg-owner');
