@@ -1,7 +1,7 @@
 // Per kind, what "converged" means and which recorded facts say why not: a Deployment's Progressing,
 // Available and ReplicaFailure conditions and replica counts, a ReplicaSet's ReplicaFailure (where webhook
 // denials surface), a Pod's PodScheduled (the scheduler's FitError) and container states, a Node's Ready
-// and its heartbeat, and for any other kind the kstatus conditions (Ready, Available, Stalled, Reconciling).
+// and its heartbeat, a Namespace's deletion conditions while it is Terminating, and for any other kind the kstatus conditions (Ready, Available, Stalled, Reconciling).
 import type { KubeObject } from '../client/kube-object.js';
 import { arr, condition, conditionLine, conditionsOf, int, obj, text, type Condition } from './object-fields.js';
 import type { Finding, Severity } from './why-types.js';
@@ -147,6 +147,24 @@ function node(o: KubeObject, now: number, leaseRenewTime: string | undefined): K
   return { converged, state: ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : `NotReady (${ready.status})`, findings };
 }
 
+/** The namespace controller's deletion conditions that say what holds a Terminating namespace. */
+const NAMESPACE_DELETION_TROUBLE = new Set(['NamespaceDeletionDiscoveryFailure', 'NamespaceDeletionGroupVersionParsingFailure', 'NamespaceDeletionContentFailure', 'NamespaceContentRemaining', 'NamespaceFinalizersRemaining']);
+
+/** A Namespace converges to Active; a Terminating one is explained by the conditions the namespace controller sets. */
+function namespace(o: KubeObject): KindVerdict {
+  const phase = text(obj(o.status).phase) || 'Active';
+  const deleting = o.metadata?.deletionTimestamp;
+  if (phase !== 'Terminating' && deleting === undefined) return { converged: true, state: phase, findings: [] };
+  const findings: Finding[] = [];
+  for (const c of conditionsOf(o)) {
+    if (NAMESPACE_DELETION_TROUBLE.has(c.type) && c.status === 'True') findings.push(fromCondition(c, c.type.endsWith('Failure') ? 'error' : 'warning', 'namespace-controller'));
+  }
+  const specFin = obj(o.spec).finalizers;
+  const fin = Array.isArray(specFin) ? specFin.map(text) : [];
+  if (findings.length === 0 && fin.length > 0) findings.push({ severity: 'warning', source: 'status', summary: `Terminating, held by finalizers ${fin.join(', ')}`, evidence: deleting !== undefined ? { time: deleting } : {} });
+  return { converged: false, state: `Terminating${deleting !== undefined ? ` since ${deleting}` : ''}`, findings };
+}
+
 function generic(o: KubeObject): KindVerdict {
   const findings: Finding[] = [];
   let converged = true;
@@ -161,6 +179,13 @@ function generic(o: KubeObject): KindVerdict {
   if (stale && obj(o.status).observedGeneration !== undefined) {
     converged = false;
     findings.push(stale);
+  }
+  // An object being deleted has not converged until it is gone (a foreground deletion waits on its dependents).
+  const deleting = o.metadata?.deletionTimestamp;
+  if (deleting !== undefined) {
+    const fin = o.metadata?.finalizers ?? [];
+    findings.push({ severity: 'warning', source: 'status', summary: `being deleted since ${deleting}${fin.length > 0 ? `, held by finalizers ${fin.join(', ')}` : ''}`, evidence: { time: deleting } });
+    return { converged: false, state: 'being deleted', findings };
   }
   return { converged, state: converged ? 'no failing condition' : 'not ready', findings };
 }
@@ -182,6 +207,8 @@ export function judge(kind: string, o: KubeObject, c: JudgeContext): KindVerdict
       return pod(o);
     case 'Node':
       return node(o, now, c.leaseRenewTime);
+    case 'Namespace':
+      return namespace(o);
     default:
       return generic(o);
   }

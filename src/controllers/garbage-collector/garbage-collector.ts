@@ -6,6 +6,7 @@
 // the `orphan` finalizer from its dependents' ownerReferences, then removes the finalizer.
 import { isNotFound } from '../../client/api-status-error.js';
 import { deletedObject } from '../../client/informer.js';
+import { ReconcileRecorder } from '../../client/reconcile-recorder.js';
 import type { KubeObject, OwnerReference } from '../../client/kube-object.js';
 import { ResourceClient, type ResourceType } from '../../client/resource-client.js';
 import { CONFIGMAPS, DEPLOYMENTS, LEASES, NODES, PODS, REPLICASETS, SECRETS, SERVICEACCOUNTS } from '../../client/resource-types.js';
@@ -14,6 +15,7 @@ import { LoopController } from '../keyed-loop.js';
 import { DependencyGraph, nodeOf, type GraphNode } from './dependency-graph.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './finalizers.js';
 import { decide, type OwnerState } from './gc-decision.js';
+import { foregroundReport } from './gc-record.js';
 import { editOwnerReferences, getSame, removeFinalizer } from './object-writes.js';
 
 /** The kinds collected (events are left out, as Kubernetes leaves them out: they expire instead). */
@@ -26,9 +28,12 @@ const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiV
 export class GarbageCollector extends LoopController {
   readonly graph = new DependencyGraph();
   private readonly clients = new Map<string, ResourceClient>();
+  /** Records on owners deleted in the foreground: what still blocks them. */
+  readonly records: ReconcileRecorder;
 
   constructor(ctx: ControllerContext, types: readonly ResourceType[] = GC_RESOURCES) {
     super(ctx, 'garbage-collector');
+    this.records = new ReconcileRecorder({ rest: ctx.rest, controller: 'garbage-collector', clock: ctx.clock, log: this.log });
     for (const t of types) {
       this.clients.set(kindKey(t.group, t.kind), new ResourceClient(ctx.rest, t));
       ctx.informers.informerFor(t).addEventHandler({
@@ -58,6 +63,7 @@ export class GarbageCollector extends LoopController {
     const uid = o.metadata?.uid;
     if (!uid) return;
     const gone = this.graph.remove(uid);
+    if (gone !== undefined) this.records.forget(gone.type, gone.namespace, gone.name);
     for (const d of this.graph.dependents(uid)) this.loop.enqueue(`delete:${d.uid}`);
     for (const r of gone?.owners ?? []) this.kickWaitingOwner(r.uid);
   }
@@ -138,6 +144,7 @@ export class GarbageCollector extends LoopController {
   /** Foreground: blocking dependents are deleted first; once none is left the owner's finalizer goes. */
   private async processDeletingDependents(n: GraphNode): Promise<void> {
     const blocking = this.graph.blockingDependents(n.uid);
+    this.records.record(n.type, n.namespace, n.name, foregroundReport(n, this.graph.dependents(n.uid)));
     if (blocking.length === 0) {
       this.log.info({ object: `${n.type.resource}/${n.namespace}/${n.name}` }, 'no blocking dependents left: removing the foregroundDeletion finalizer');
       return removeFinalizer(this.clientFor(n), n.namespace, n.name, n.uid, FOREGROUND_FINALIZER);

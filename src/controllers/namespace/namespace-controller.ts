@@ -2,14 +2,16 @@
 // is emptied of every namespaced kind discovery lists, its conditions say what is left and why, and once
 // nothing is left the `kubernetes` finalizer goes through /finalize, so the API server removes it.
 import { isNotFound } from '../../client/api-status-error.js';
-import type { SharedInformer } from '../../client/informer.js';
+import { deletedObject, type SharedInformer } from '../../client/informer.js';
 import type { KubeObject } from '../../client/kube-object.js';
+import { ReconcileRecorder } from '../../client/reconcile-recorder.js';
 import { ResourceClient } from '../../client/resource-client.js';
 import { NAMESPACES } from '../../client/resource-types.js';
 import type { ControllerContext, ControllerFactory } from '../controller.js';
 import { LoopController, type ReconcileResult } from '../keyed-loop.js';
 import { sameConditions, setCondition, type StatusCondition } from '../status-conditions.js';
 import { deletionConditions, type ContentReport } from './deletion-conditions.js';
+import { namespaceLoopReport } from './namespace-record.js';
 import { discoverNamespacedResources, type DiscoveredResource } from './namespaced-resources.js';
 
 export const KUBERNETES_FINALIZER = 'kubernetes';
@@ -24,15 +26,18 @@ interface NamespaceObject extends KubeObject {
 export class NamespaceController extends LoopController {
   private readonly informer: SharedInformer<NamespaceObject>;
   private readonly namespaces: ResourceClient<NamespaceObject>;
+  /** Records on Terminating namespaces: what content remains. */
+  readonly records: ReconcileRecorder;
 
   constructor(ctx: ControllerContext) {
     super(ctx, 'namespace');
     this.namespaces = new ResourceClient(ctx.rest, NAMESPACES);
+    this.records = new ReconcileRecorder({ rest: ctx.rest, controller: 'namespace-controller', clock: ctx.clock, log: this.log });
     this.informer = ctx.informers.informerFor<NamespaceObject>(NAMESPACES);
     const onChange = (o: NamespaceObject): void => {
       if (o.metadata?.deletionTimestamp) this.loop.enqueue(o.metadata.name ?? '');
     };
-    this.informer.addEventHandler({ onAdd: onChange, onUpdate: (_old, o) => onChange(o) });
+    this.informer.addEventHandler({ onAdd: onChange, onUpdate: (_old, o) => onChange(o), onDelete: (o) => this.records.forget(NAMESPACES, '', deletedObject(o).metadata?.name ?? '') });
   }
 
   protected async reconcile(name: string): Promise<ReconcileResult | void> {
@@ -43,6 +48,7 @@ export class NamespaceController extends LoopController {
     const discovery = await discoverNamespacedResources(this.ctx.rest);
     const { report, estimateMs } = await this.deleteAllContent(name, discovery.resources, discovery.failures);
     const latest = await this.writeConditions(ns, report);
+    this.records.record(NAMESPACES, '', name, namespaceLoopReport(report, KUBERNETES_FINALIZER, ns.metadata?.uid));
     const clean = report.discoveryFailures.length === 0 && report.deleteFailures.length === 0 && report.remaining.size === 0;
     if (!clean) {
       this.log.info({ namespace: name, remaining: Object.fromEntries(report.remaining), failures: report.deleteFailures.length }, 'namespace content remaining');

@@ -32,13 +32,18 @@ export class NodeHealthTracker {
     this.probes.set(node, { readyHeartbeat, leaseRenew, at: this.clock.now() });
   }
 
+  /** How long neither the heartbeat nor the Lease moved (0 when never observed). */
+  silentForMs(node: string): number {
+    const p = this.probes.get(node);
+    return p === undefined ? 0 : this.clock.now() - p.at;
+  }
+
   forget(node: string): void {
     this.probes.delete(node);
   }
 
   judge(node: string, hasPostedReady: boolean, limits: HealthLimits): Health {
-    const p = this.probes.get(node);
-    const silentForMs = p === undefined ? 0 : this.clock.now() - p.at;
+    const silentForMs = this.silentForMs(node);
     const grace = hasPostedReady ? limits.gracePeriodMs : limits.startupGracePeriodMs;
     if (silentForMs < grace) return { kind: 'heard', silentForMs, graceLeftMs: grace - silentForMs };
     return hasPostedReady
