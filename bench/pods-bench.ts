@@ -34,6 +34,9 @@ const SIM_PODS = Number(process.env.BENCH_PODS_SIM ?? 1000);
 const RATES = (process.env.BENCH_PODS_RATES ?? '10,100').split(',').map(Number);
 const SIM_NODES = Math.max(1, Math.ceil(SIM_PODS / 100));
 const NS = 'default';
+/** The real agent's --log-level (BENCH_PODS_AGENT_LOG; its log is kept with BENCH_KEEP=1). */
+const AGENT_LOG = process.env.BENCH_PODS_AGENT_LOG ?? 'warn';
+const KEEP = process.env.BENCH_KEEP === '1';
 const REAL_NODE = 'bench-node';
 
 type Obj = KubeObject & { spec?: { nodeName?: string }; status?: { phase?: string; conditions?: { type: string; status: string }[] } };
@@ -164,7 +167,7 @@ async function runStore(program: StoreProgram): Promise<{ rows: Row[]; perPod: {
       'agent',
       {
         bin: process.execPath,
-        args: [setpointMain(), 'agent', `--kubeconfig=${nodeKubeconfig}`, `--node-name=${REAL_NODE}`, `--root-dir=${agentRoot}`, '--port=0', '--pod-cidr=127.1.250.0/24', `--max-pods=${REAL_PODS + 10}`, '--log-level=warn'],
+        args: [setpointMain(), 'agent', `--kubeconfig=${nodeKubeconfig}`, `--node-name=${REAL_NODE}`, `--root-dir=${agentRoot}`, '--port=0', '--pod-cidr=127.1.250.0/24', `--max-pods=${REAL_PODS + 10}`, `--log-level=${AGENT_LOG}`],
       },
       { logFile: join(dir, 'agent.log') },
     );
@@ -220,7 +223,8 @@ async function runStore(program: StoreProgram): Promise<{ rows: Row[]; perPod: {
     for (const p of procs.reverse()) await p.kill('SIGKILL');
     await stopAdoptedPods(agentRoot).catch(() => undefined);
     await store.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    if (KEEP) process.stderr.write(`kept ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 
