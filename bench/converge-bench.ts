@@ -8,7 +8,7 @@
 //   BENCH_CONVERGE_NODES (1000), BENCH_CONVERGE_DEPLOYMENTS (10), BENCH_CONVERGE_REPLICAS (1000),
 //   BENCH_CONVERGE_STORES (setpoint,etcd), BENCH_CONVERGE_PROF=apiserver|scheduler|controller-manager
 //   (that process runs with --cpu-prof; the .cpuprofile is left in BENCH_CONVERGE_PROF_DIR, default /tmp).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Informer } from '../src/client/informer.js';
@@ -26,6 +26,8 @@ import { setpointMain } from '../src/harness/setpoint-main.js';
 import { StoreCluster } from '../src/harness/store-cluster.js';
 import { waitFor } from '../src/harness/wait.js';
 import { markdownTable } from './markdown-table.js';
+import { processCost, type ProcessCost } from './process-cost.js';
+import { scrapeLoop } from '../src/harness/loop-metrics.js';
 
 const NODE_COUNT = Number(process.env.BENCH_CONVERGE_NODES ?? 1_000);
 const DEPLOYMENT_COUNT = Number(process.env.BENCH_CONVERGE_DEPLOYMENTS ?? 10);
@@ -40,19 +42,8 @@ type Obj = KubeObject & {
   status?: { availableReplicas?: number; observedGeneration?: number; conditions?: { type: string; status: string }[] };
 };
 
-interface Cost {
-  readonly cpuS: number;
-  readonly peakMiB: number;
-}
-
-/** CPU seconds (user + system) and peak resident memory of a live process. */
-function cost(pid: number | undefined): Cost {
-  if (pid === undefined) return { cpuS: 0, peakMiB: 0 };
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  return { cpuS: (Number(f[11]) + Number(f[12])) / 100, peakMiB: hwm / 1024 };
-}
+type Cost = Pick<ProcessCost, 'cpuS' | 'peakMiB'>;
+const cost = processCost;
 
 function profiled(component: string): Record<string, string> {
   return PROF === component ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROF_DIR} --cpu-prof-name=converge-${component}-${Date.now()}.cpuprofile` } : {};
@@ -66,6 +57,8 @@ export interface ConvergeResult {
   readonly schedPodsPerS: number;
   readonly costs: Readonly<Record<'apiserver' | 'scheduler' | 'controller-manager' | 'agent', Cost>>;
   readonly load: string;
+  /** Setpoint's store: the longest any member's own running held its loop, and the longest loop delay (ms). */
+  readonly storeLoop?: { readonly heldMs: number; readonly wallMs: number };
 }
 
 function deployment(i: number): KubeObject {
@@ -151,6 +144,18 @@ async function runOne(program: StoreProgram): Promise<ConvergeResult> {
     const watchingDeployments = deploymentInformer.run(ac.signal);
     if (!(await podInformer.waitForSync(ac.signal)) || !(await deploymentInformer.waitForSync(ac.signal))) throw new Error('the bench informers did not sync');
 
+    // The store's members' loops while the rollout runs (issue 28): every scrape starts a new window, so
+    // scraping every 2 s and keeping the largest gives the longest hold over the run.
+    const storeLoop = { heldMs: 0, wallMs: 0 };
+    const sampleLoops = async (): Promise<void> => {
+      for (const m of store.running()) {
+        const f = await scrapeLoop(store.clientUrl(m)).catch(() => undefined);
+        if (f) Object.assign(storeLoop, { heldMs: Math.max(storeLoop.heldMs, f.held * 1000), wallMs: Math.max(storeLoop.wallMs, f.wall * 1000) });
+      }
+    };
+    if (program === 'setpoint') await sampleLoops();
+    Object.assign(storeLoop, { heldMs: 0, wallMs: 0 });
+    const sampler = program === 'setpoint' ? setInterval(() => void sampleLoops(), 2000) : undefined;
     const t0 = performance.now();
     await Promise.all(Array.from({ length: DEPLOYMENT_COUNT }, (_, i) => deployments.create(deployment(i))));
     const createdAt = performance.now();
@@ -159,6 +164,8 @@ async function runOne(program: StoreProgram): Promise<ConvergeResult> {
       intervalMs: 200,
       detail: () => `${bound.size}/${total} pods bound; ${[...available.values()].filter(Boolean).length} Deployments available`,
     });
+    clearInterval(sampler);
+    if (program === 'setpoint') await sampleLoops();
     const after = { apiserver: cost(api.process.pid), scheduler: cost(scheduler.pid), 'controller-manager': cost(manager.pid), agent: cost(agent.pid) };
     const spent = (k: keyof typeof after): Cost => ({ cpuS: after[k].cpuS - before[k].cpuS, peakMiB: after[k].peakMiB });
     const result: ConvergeResult = {
@@ -171,6 +178,7 @@ async function runOne(program: StoreProgram): Promise<ConvergeResult> {
       load: loadavg()
         .map((l) => l.toFixed(2))
         .join(' '),
+      ...(program === 'setpoint' ? { storeLoop } : {}),
     };
     ac.abort();
     await Promise.all([watchingPods, watchingDeployments]);
@@ -198,7 +206,7 @@ console.log(
 );
 console.log(
   markdownTable([
-    ['store behind the API server', 'all created', 'all bound', 'converged (all available)', 'scheduler pods/s', 'apiserver peak RSS / CPU', 'scheduler peak RSS / CPU', 'controller-manager peak RSS / CPU', 'agent peak RSS / CPU', 'load avg at end'],
+    ['store behind the API server', 'all created', 'all bound', 'converged (all available)', 'scheduler pods/s', 'apiserver peak RSS / CPU', 'scheduler peak RSS / CPU', 'controller-manager peak RSS / CPU', 'agent peak RSS / CPU', 'store loop held / delay, longest', 'load avg at end'],
     ...results.map((r) => [
       label(r.store),
       `${r.allCreatedS.toFixed(2)} s`,
@@ -209,6 +217,7 @@ console.log(
       mem(r.costs.scheduler),
       mem(r.costs['controller-manager']),
       mem(r.costs.agent),
+      r.storeLoop ? `${r.storeLoop.heldMs.toFixed(0)} / ${r.storeLoop.wallMs.toFixed(0)} ms` : '—',
       r.load,
     ]),
   ]),
