@@ -177,6 +177,18 @@ describe('setpoint agent', () => {
     await waitPod('web', 'web Ready again', (x) => ready(x) === 'True');
   });
 
+  it('may write the status of and delete only pods bound to it (NodeRestriction)', async () => {
+    await pods.create({ metadata: { name: 'elsewhere', namespace: 'default' }, spec: { nodeName: 'some-other-node', containers: [{ name: 'c', image: 'local' }] } });
+    const asNode = new ResourceClient<Obj>(new RestClient(loadKubeconfig({ path: await c.nodeKubeconfig(NODE) }).config), PODS);
+    const status = await asNode.patchStatus('default', 'elsewhere', 'merge', { status: { phase: 'Running' } }).then(() => undefined, (e: unknown) => e as ApiStatusError);
+    expect(status?.status.code).toBe(403);
+    expect(status?.status.message).toBe(`pods "elsewhere" is forbidden: node "${NODE}" can only update pod status for pods with spec.nodeName set to itself`);
+    const del = await asNode.delete('default', 'elsewhere').then(() => undefined, (e: unknown) => e as ApiStatusError);
+    expect(del?.status.message).toBe(`pods "elsewhere" is forbidden: node "${NODE}" can only delete pods with spec.nodeName set to itself`);
+    expect((await pods.get('default', 'elsewhere')).status?.['phase']).not.toBe('Running');
+    await pods.delete('default', 'elsewhere', { gracePeriodSeconds: 0 });
+  });
+
   it('puts a container that exits 1 in CrashLoopBackOff with BackOff events', async () => {
     await pods.create(podOf('crash', { containers: [{ name: 'c', image: 'local', command: ['sh', '-c', 'echo dying; exit 1'] }] }));
     const p = await waitPod('crash', 'CrashLoopBackOff', (x) => containerStatus(x)?.state.waiting?.reason === 'CrashLoopBackOff');

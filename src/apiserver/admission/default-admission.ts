@@ -1,12 +1,13 @@
 // The chain the API server runs, in Kubernetes' order of its default plugins: NamespaceLifecycle,
-// ServiceAccount, DefaultTolerationSeconds, Priority, then MutatingAdmissionWebhook; validating:
-// Priority's PriorityClass checks, then ValidatingAdmissionWebhook. What the plugins read (namespaces,
+// ServiceAccount, DefaultTolerationSeconds, Priority, NodeRestriction, then MutatingAdmissionWebhook;
+// validating: Priority's PriorityClass checks, NodeRestriction's, then ValidatingAdmissionWebhook. What the plugins read (namespaces,
 // PriorityClasses, webhook configurations) comes from the registry's watch caches.
 import type { Logger } from 'pino';
 import type { StoredObject } from '../storage/interface.js';
 import { Chain } from './admission-chain.js';
 import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { namespaceLifecyclePlugin } from './namespace-lifecycle.js';
+import { nodeRestrictionPlugin } from './node-restriction.js';
 import { priorityPlugin } from './priority.js';
 import { serviceAccountPlugin } from './service-account.js';
 import type { WebhookClient } from './webhook-client.js';
@@ -58,6 +59,7 @@ export function defaultAdmissionChain(reads: AdmissionReads, opts: AdmissionOpti
         unreachableSeconds: opts.unreachableTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS_VALUE,
       }),
       priorityPlugin(priorityClasses),
+      nodeRestrictionPlugin(),
     ],
     webhooks,
   );

@@ -3,8 +3,8 @@
 // nodes/status), its Lease in kube-node-lease, pod status and pod deletion (the agent finishes
 // deletions), and events. Anything else is 403 with Kubernetes' Forbidden message. Other users are not
 // restricted here (the API server has no general authorization yet). Unlike Kubernetes there is no
-// object graph: reads of pods, ConfigMaps and Secrets are not narrowed to the node's own pods, and
-// NodeRestriction (which pods' status a node may write) is not enforced.
+// object graph: reads of pods, ConfigMaps and Secrets are not narrowed to the node's own pods. Which pods'
+// status a node may write and which it may delete depend on the object: admission/node-restriction.ts.
 import type { UserInfo } from '../authn/user-info.js';
 import type { RequestInfo } from '../request-info.js';
 import { statuses, type Status } from '../status.js';
