@@ -1,7 +1,8 @@
 // src/server/ is a folder per layer, and imports go one way (DESIGN.md): http2/ (HTTP/2 on the wire) below
 // grpc/ (gRPC over it) below v3rpc/ (etcd's services) below embed/ (starting a member); peer/ (the peer
 // transport) may use grpc/ and http2/ but never the client edge (v3rpc/, embed/); member/ (the Ready loop)
-// imports none of them. This test parses every file (so comments and strings never count), resolves each
+// imports none of them; auth/ (etcd's users, roles and tokens, which member/ applies and v3rpc/ checks)
+// sits below both and imports no other folder. This test parses every file (so comments and strings never count), resolves each
 // relative import, and fails on an import against the direction or a cycle between folders. It also
 // holds bench/ to never importing test/.
 import { readFileSync, readdirSync } from 'node:fs';
@@ -98,7 +99,11 @@ describe('the layers of src/server', () => {
   const edges = folderEdges(serverDir, sources(serverDir));
 
   it('finds the folders and their imports', () => {
-    expect(new Set(edges.map((e) => e.from))).toEqual(new Set(['peer', 'grpc', 'v3rpc', 'gateway', 'embed']));
+    expect(new Set(edges.map((e) => e.from))).toEqual(new Set(['peer', 'grpc', 'v3rpc', 'gateway', 'embed', 'member']));
+  });
+
+  it('auth/ imports no other folder (member/ and v3rpc/ build on it)', () => {
+    expect(edges.filter((e) => e.from === 'auth').map((e) => e.where)).toEqual([]);
   });
 
   it('has no cycle between folders', () => {
