@@ -19,7 +19,7 @@ import { freePorts } from '../../src/harness/free-port.js';
 import { apiServerKind, readyz } from '../../src/harness/kinds/apiserver.js';
 import { ManagedProcess } from '../../src/harness/managed-process.js';
 import { startProcess } from '../../src/harness/process-kind.js';
-import { setpointMain } from '../../src/harness/setpoint-main.js';
+import { serverMemberArgs } from '../../src/harness/server-members.js';
 import { waitFor } from '../../src/harness/wait.js';
 
 type Lease = KubeObject & { spec?: { holderIdentity?: string; renewTime?: string } };
@@ -41,17 +41,7 @@ describe('setpoint server --api-server-endpoints', () => {
       {
         bin: process.execPath,
         args: [
-          setpointMain(),
-          'server',
-          '--name=m1',
-          `--data-dir=${join(dir, 'm1')}`,
-          `--listen-client-urls=http://127.0.0.1:${ports.client}`,
-          `--advertise-client-urls=http://127.0.0.1:${ports.client}`,
-          `--listen-peer-urls=http://127.0.0.1:${ports.peer}`,
-          `--initial-advertise-peer-urls=http://127.0.0.1:${ports.peer}`,
-          `--initial-cluster=m1=http://127.0.0.1:${ports.peer}`,
-          `--secure-port=${ports.api}`,
-          `--cert-dir=${join(dir, 'pki')}`,
+          ...serverMemberArgs(dir, 'm1', ports, `m1=http://127.0.0.1:${ports.peer}`),
           // The other server first: the member puts its own first anyway.
           `--api-server-endpoints=${second},${own}`,
           // Generous timing, so a renewal lost with the dying server leaves time for the next.

@@ -17,6 +17,7 @@ import { freePorts } from '../../../src/harness/free-port.js';
 import { startLeaderElected } from '../../../src/harness/kinds/leader-elected-process.js';
 import { readyz } from '../../../src/harness/kinds/apiserver.js';
 import { ManagedProcess } from '../../../src/harness/managed-process.js';
+import { serverMemberArgs } from '../../../src/harness/server-members.js';
 import { setpointMain } from '../../../src/harness/setpoint-main.js';
 import { runKubectl, type KubectlResult } from '../../apiserver/helpers/kubectl-runner.js';
 import { StoreTestCluster } from '../../etcd-client/helpers/store-cluster.js';
@@ -88,19 +89,7 @@ export class AgentStack {
       'setpoint server m1',
       {
         bin: process.execPath,
-        args: [
-          setpointMain(),
-          'server',
-          '--name=m1',
-          `--data-dir=${join(dir, 'm1')}`,
-          `--listen-client-urls=http://127.0.0.1:${p.client}`,
-          `--advertise-client-urls=http://127.0.0.1:${p.client}`,
-          `--listen-peer-urls=http://127.0.0.1:${p.peer}`,
-          `--initial-advertise-peer-urls=http://127.0.0.1:${p.peer}`,
-          `--initial-cluster=m1=http://127.0.0.1:${p.peer}`,
-          `--secure-port=${p.api}`,
-          `--cert-dir=${join(dir, 'pki')}`,
-        ],
+        args: serverMemberArgs(dir, 'm1', p, `m1=http://127.0.0.1:${p.peer}`),
         env: { SETPOINT_LOG_FORMAT: 'json' },
       },
       { logFile: join(dir, 'm1.log') },
