@@ -239,6 +239,7 @@ export class StoreCluster {
       ...(o.peerTls ? { peerTls: o.peerTls } : {}),
       flags: o.flags ?? [],
       env: { ...o.env },
+      ...(o.nodeArgs ? { nodeArgs: o.nodeArgs } : {}),
     };
     const onLine = o.onLine;
     const p = new ManagedProcess(m.name, this.commandOf(m), onLine ? { onLine: (line) => onLine(m.name, line) } : { logFile: this.logFileOf(slot) });

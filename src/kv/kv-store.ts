@@ -106,6 +106,8 @@ export class KvStore extends LeaseClocks {
   private index = newKeyIndexTree();
   /** Revision of the last write transaction that changed something; 1 for an empty store. */
   currentRev = 1;
+  /** The head revision the backend was last given by flush() (0: none yet). */
+  private flushedRev = 0;
   /** Revisions below this are gone (0: never compacted). */
   compactRev = 0;
   /** The last Raft index applied to this store; stored atomically with the data it describes. */
@@ -1017,6 +1019,7 @@ export class KvStore extends LeaseClocks {
     this.index.clear();
     this.lessor.clear();
     this.currentRev = 1;
+    this.flushedRev = 0;
     this.compactRev = 0;
     this.consistentIndex = 0;
     this.noSpaceAlarm = false;
@@ -1058,7 +1061,11 @@ export class KvStore extends LeaseClocks {
 
   /** Writes buffered changes to disk (with the consistent index in the same batch). */
   async flush(sync = false): Promise<void> {
-    this.backend.putMeta('currentRev', this.currentRev);
+    // The member flushes every 100 ms: an idle store has nothing to write, not even its unchanged head revision.
+    if (this.currentRev !== this.flushedRev) {
+      this.backend.putMeta('currentRev', this.currentRev);
+      this.flushedRev = this.currentRev;
+    }
     await this.backend.flush(sync);
   }
 

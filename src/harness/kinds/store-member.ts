@@ -21,6 +21,8 @@ export interface StoreTuning {
   readonly flags?: readonly string[];
   /** More environment. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Setpoint only: Node options before the program (profiling: `--cpu-prof`, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface StoreMemberSpec extends StoreTuning {
@@ -37,8 +39,6 @@ export interface StoreMemberSpec extends StoreTuning {
   readonly tls?: TlsFiles;
   /** Peer TLS: https peer URLs, with --peer-client-cert-auth. */
   readonly peerTls?: TlsFiles;
-  /** Setpoint only: Node options before the program (profiling). */
-  readonly nodeArgs?: readonly string[];
 }
 
 export function clientUrl(spec: Pick<StoreMemberSpec, 'host' | 'tls'>, port: number): string {
