@@ -2,9 +2,9 @@
 // the records of Setpoint's backend, so a cluster moving from etcd keeps its keys, values, revisions
 // (create, mod, version), leases and compacted revision. The buckets read (etcd-snapshot.ts says what
 // each holds): key, lease, meta, and auth, authUsers and authRoles for the users, roles, permissions,
-// enabled flag and auth revision (read strictly, before anything else: a malformed record refuses the whole
-// file, so nothing half-imported is left to start on). Members are not taken: a restore names the new cluster's members, as
-// etcd's does. The hash is checked as etcd checks it: a file whose size is a multiple of 512 plus 32 ends
+// enabled flag and auth revision (read strictly, before anything else: a malformed record refuses the
+// whole file, so nothing half-imported is left to start on). Members are not taken: a restore names the
+// new cluster's members, as etcd's does. The hash is checked as etcd checks it: a file whose size is a multiple of 512 plus 32 ends
 // with a sha256 of the rest, which must match unless the caller skips the check; one without it is
 // refused unless the caller skips the check (etcd's own words in both errors).
 import { createHash } from 'node:crypto';
