@@ -36,7 +36,8 @@ export function registerSnapshotCommand(program: Command): void {
         console.log(
           `restored snapshot: revision ${r.revision}, compacted revision ${r.compactRevision}, ${r.liveKeys} keys (${r.records} revisions), ${r.leases} leases, hash ${r.hash}; member ${hex(r.memberId)} of cluster ${hex(r.clusterId)}`,
         );
-        if (r.notImported.length > 0) console.log(`not brought over: ${r.notImported.join(', ')} (auth users and roles must be added again)`);
+        const a = r.auth;
+        if (a.users + a.roles > 0 || a.enabled) console.log(`auth: ${a.users} users, ${a.roles} roles, auth ${a.enabled ? 'enabled' : 'disabled'}, auth revision ${a.revision}`);
       } catch (e) {
         if (e instanceof RestoreError || e instanceof SnapshotImportError || e instanceof BoltError) {
           console.error(`Error: ${e.message}`);

@@ -77,6 +77,8 @@ const errors = {
   AUTH_RAW_USER_EMPTY: [GrpcCode.UNKNOWN, 'auth: user name is empty'],
   AUTH_RAW_USER_NOT_FOUND: [GrpcCode.UNKNOWN, 'auth: user name not found'],
   AUTH_RAW_INVALID_TOKEN: [GrpcCode.UNKNOWN, 'auth: invalid auth token'],
+  // Authenticate as a user made with --no-password: CheckPassword's own error, also untranslated.
+  AUTH_RAW_NO_PASSWORD_USER: [GrpcCode.UNKNOWN, 'auth: authentication failed, password was given for no password user'],
 } as const;
 
 export type EtcdErrorCode = keyof typeof errors;

@@ -1,8 +1,10 @@
 // An etcd 3.4 snapshot (`etcdctl snapshot save`: etcd's bbolt backend, then the sha256 of it) turned into
 // the records of Setpoint's backend, so a cluster moving from etcd keeps its keys, values, revisions
 // (create, mod, version), leases and compacted revision. The buckets read (etcd-snapshot.ts says what
-// each holds): key, lease, meta. Members are not taken: a restore names the new cluster's members, as
-// etcd's does. The hash is checked as etcd checks it: a file whose size is a multiple of 512 plus 32 ends
+// each holds): key, lease, meta, and auth, authUsers and authRoles for the users, roles, permissions,
+// enabled flag and auth revision (read strictly, before anything else: a malformed record refuses the
+// whole file, so nothing half-imported is left to start on). Members are not taken: a restore names the
+// new cluster's members, as etcd's does. The hash is checked as etcd checks it: a file whose size is a multiple of 512 plus 32 ends
 // with a sha256 of the rest, which must match unless the caller skips the check; one without it is
 // refused unless the caller skips the check (etcd's own words in both errors).
 import { createHash } from 'node:crypto';
@@ -11,6 +13,7 @@ import { pack } from 'msgpackr';
 import { formatRecord, leaseKey, leaseValue, metaKey } from './backend.js';
 import { WIRE_LEN, WIRE_VARINT, varintValue, wireFields } from './pb.js';
 import { BoltReader } from './bolt-reader.js';
+import { AuthRecordError, readEtcdAuthBuckets } from './etcd-auth-records.js';
 import { encodeRecord } from './record.js';
 import { revKey } from './revision.js';
 
@@ -36,8 +39,8 @@ export interface ImportSummary {
   readonly etcdConsistentIndex: number;
   /** Present and checked, present and skipped, or absent and skipped. */
   readonly hash: 'verified' | 'skipped';
-  /** Buckets holding state this import does not bring over (auth users and roles), non-empty ones only. */
-  readonly notImported: readonly string[];
+  /** The auth state brought over. */
+  readonly auth: { readonly users: number; readonly roles: number; readonly enabled: boolean; readonly revision: number };
 }
 
 /** Checks the trailing sha256 (etcd's rule); returns how many bytes are the database. */
@@ -119,6 +122,14 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
   try {
     const names = new Set(bolt.bucketNames());
     if (!names.has('key') || !names.has('meta')) throw new SnapshotImportError(`${path}: not an etcd snapshot (buckets: ${[...names].join(', ') || 'none'})`);
+    const bucket = (name: string): Iterable<readonly [Buffer, Buffer]> => (names.has(name) ? bolt.bucket(name) : []);
+    let auth;
+    try {
+      auth = readEtcdAuthBuckets(bucket('auth'), bucket('authUsers'), bucket('authRoles'));
+    } catch (e) {
+      if (e instanceof AuthRecordError) throw new SnapshotImportError(`${path}: ${e.message}`);
+      throw e;
+    }
     let batch: [Buffer, Buffer][] = [];
     let batchBytes = 0;
     /** Full chunks waiting to be yielded: every add() may complete one. */
@@ -165,6 +176,8 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
     add(...formatRecord());
     add(metaKey('consistentIndex'), pack(o.consistentIndex));
     add(metaKey('currentRev'), pack(Math.max(1, revision)));
+    // The auth state as the store keeps it (KvStore.setAuthState: AuthState.snapshot()'s shape).
+    add(metaKey('auth'), pack(auth));
     if (scheduled > 0) {
       add(metaKey('compactRev'), pack(scheduled));
       // A compaction etcd had scheduled but not finished is finished by the store when it opens.
@@ -172,7 +185,6 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
     }
     yield* ready.splice(0);
     if (batch.length > 0) yield pack(batch);
-    const notImported = ['authUsers', 'authRoles'].filter((b) => names.has(b) && !bolt.bucket(b).next().done);
     summary.value = {
       revision: Math.max(1, revision),
       compactRevision: scheduled,
@@ -180,7 +192,7 @@ export function* etcdSnapshotRecords(path: string, o: { consistentIndex: number;
       leases,
       etcdConsistentIndex: metaRev(meta.get('consistent_index')),
       hash: verified ? 'verified' : 'skipped',
-      notImported,
+      auth: { users: auth.users.length, roles: auth.roles.length, enabled: auth.enabled, revision: auth.revision },
     };
   } finally {
     bolt.close();

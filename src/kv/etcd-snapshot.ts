@@ -6,11 +6,12 @@
 //   lease    8-byte big-endian id → leasepb.Lease {ID, TTL}
 //   meta     consistent_index (8 bytes), finishedCompactRev and scheduledCompactRev (revision bytes)
 //   alarm    etcdserverpb.AlarmMember → empty
-//   auth     authRevision (8 bytes; etcd writes authEnabled only once auth has been turned on)
+//   auth, authUsers, authRoles   the auth state (users, roles, enabled flag, revision) as etcd keeps it
+//            (etcd-auth-records.ts)
 //   cluster  clusterVersion
 //   members  hex id → JSON {"id", "peerURLs", "isLearner" if so, "name", "clientURLs"} (a restore
 //            replaces them with the members it is told about)
-//   authUsers, authRoles, members_removed: empty
+//   members_removed: empty
 // One LevelDB iterator reads the whole store, so the image is consistent; the file is built in a
 // temporary directory (bbolt's meta pages, at the front, are known only at the end) and then streamed.
 import { mkdtemp, open, rm } from 'node:fs/promises';
@@ -18,13 +19,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unpack } from 'msgpackr';
 import { BoltWriter } from './bolt-writer.js';
+import { etcdAuthBuckets, type AuthImage } from './etcd-auth-records.js';
 import { Writer, encodeKeyValue, intFieldLen, writeInt } from './pb.js';
 import { decodeRecord } from './record.js';
 import { REV_KEY_LEN, REV_PREFIX, parseRevKey } from './revision.js';
 import { LEASE_PREFIX, META_PREFIX, decodeLease } from './backend.js';
 
 /** The meta entries etcd's buckets take something from (others, such as the format marker, stay behind). */
-const META_NEEDED = new Set(['consistentIndex', 'compactRev', 'alarms']);
+const META_NEEDED = new Set(['consistentIndex', 'compactRev', 'alarms', 'auth']);
 /** etcd 3.4 writes this as the cluster version of a 3.4 cluster. */
 const CLUSTER_VERSION = '3.4.0';
 const ALARM_TYPES: Record<string, number> = { NONE: 0, NOSPACE: 1, CORRUPT: 2 };
@@ -129,9 +131,10 @@ export async function writeEtcdSnapshot(path: string, batches: AsyncIterable<rea
       'alarm',
       alarms.map((a): Entry => [a, Buffer.alloc(0)]),
     );
-    await bolt.bucket('auth', [[Buffer.from('authRevision'), u64be(1)]]);
-    await bolt.bucket('authRoles', []);
-    await bolt.bucket('authUsers', []);
+    const auth = etcdAuthBuckets(meta.get('auth') as AuthImage | undefined);
+    await bolt.bucket('auth', auth.auth);
+    await bolt.bucket('authRoles', auth.authRoles);
+    await bolt.bucket('authUsers', auth.authUsers);
     await bolt.bucket('cluster', [[Buffer.from('clusterVersion'), Buffer.from(CLUSTER_VERSION)]]);
     await bolt.bucket('members', members.map(memberEntry).sort((a, b) => Buffer.compare(a[0], b[0])));
     await bolt.bucket('members_removed', []);

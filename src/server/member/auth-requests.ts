@@ -185,7 +185,8 @@ export class AuthRequests implements AuthApi, AuthApplier {
       if (!this.state.isEnabled) throw etcdError('AUTH_NOT_ENABLED');
       const checkedAt = this.state.revision;
       const u = this.state.user(name);
-      if (!u || u.noPassword || !(await comparePassword(password, u.password))) throw etcdError('AUTH_FAILED');
+      if (u?.noPassword === true) throw etcdError('AUTH_RAW_NO_PASSWORD_USER');
+      if (!u || !(await comparePassword(password, u.password))) throw etcdError('AUTH_FAILED');
       const r = await this.proposals.proposeRequest<{ token: string }>({ t: 'authenticate', id: this.c.nextReqId(), name, prefix: tokenPrefix() });
       // The password was checked against a state that changed before the token was issued: check again.
       if (checkedAt === this.state.revision) return r;
