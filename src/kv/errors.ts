@@ -67,9 +67,9 @@ const errors = {
   ROLE_NOT_GRANTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: role is not granted to the user'],
   PERMISSION_NOT_GRANTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: permission is not granted to the role'],
   AUTH_NOT_ENABLED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: authentication is not enabled'],
-  // etcd 3.4 maps no status to this one, so gRPC sends the auth package's own message as Unknown (3.5 maps
-  // it to "etcdserver: revision of auth store is old", InvalidArgument).
-  AUTH_OLD_REVISION: [GrpcCode.UNKNOWN, 'auth: revision in header is old'],
+  // Mapped to its status since etcd 3.4.19 (before, gRPC sent the auth package's "auth: revision in header
+  // is old" as Unknown); etcd's clients from 3.4.19 on authenticate again and retry on it.
+  AUTH_OLD_REVISION: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: revision of auth store is old'],
   INVALID_AUTH_TOKEN: [GrpcCode.UNAUTHENTICATED, 'etcdserver: invalid auth token'],
   INVALID_AUTH_MGMT: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: invalid auth management'],
   // The auth package's own errors, which etcd 3.4's Maintenance checks return untranslated (so Unknown).
