@@ -75,7 +75,7 @@ const errors = {
   // The auth package's own errors, which etcd 3.4's Maintenance checks return untranslated (so Unknown).
   AUTH_RAW_PERMISSION_DENIED: [GrpcCode.UNKNOWN, 'auth: permission denied'],
   AUTH_RAW_USER_EMPTY: [GrpcCode.UNKNOWN, 'auth: user name is empty'],
-  AUTH_RAW_USER_NOT_FOUND: [GrpcCode.UNKNOWN, 'auth: user name not found'],
+  AUTH_RAW_USER_NOT_FOUND: [GrpcCode.UNKNOWN, 'auth: user not found'],
   AUTH_RAW_INVALID_TOKEN: [GrpcCode.UNKNOWN, 'auth: invalid auth token'],
 } as const;
 

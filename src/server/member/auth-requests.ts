@@ -68,8 +68,8 @@ export class AuthRequests implements AuthApi, AuthApplier {
     return this.state.isEnabled;
   }
 
-  async who(token: string | undefined): Promise<AuthInfo | undefined> {
-    if (token === undefined) return undefined;
+  async who(token: string | undefined, peerName?: string): Promise<AuthInfo | undefined> {
+    if (token === undefined) return peerName === undefined ? undefined : { username: peerName, revision: this.state.revision };
     let user = this.tokens.user(token);
     // "<prefix>.<index>": issued by an entry this member may not have applied yet; a ReadIndex round brings it.
     const index = Number(token.slice(token.lastIndexOf('.') + 1));
