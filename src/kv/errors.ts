@@ -77,6 +77,8 @@ const errors = {
   AUTH_RAW_USER_EMPTY: [GrpcCode.UNKNOWN, 'auth: user name is empty'],
   AUTH_RAW_USER_NOT_FOUND: [GrpcCode.UNKNOWN, 'auth: user not found'],
   AUTH_RAW_INVALID_TOKEN: [GrpcCode.UNKNOWN, 'auth: invalid auth token'],
+  // Authenticate with a JWT public key only (etcd maps no status to it).
+  AUTH_RAW_VERIFY_ONLY: [GrpcCode.UNKNOWN, 'auth: token signing attempted with verify-only key'],
 } as const;
 
 export type EtcdErrorCode = keyof typeof errors;
