@@ -8,46 +8,21 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, credentials, Metadata } from '@grpc/grpc-js';
-import type { MethodDefinition, ServiceError } from '@grpc/grpc-js';
 import { etcdctl } from '../../src/harness/etcdctl.js';
 import { startBoth } from '../../src/harness/store-cluster.js';
 import type { StoreCluster } from '../../src/harness/store-cluster.js';
 import { issueCert, makeCa } from '../../src/harness/tls-files.js';
 import type { TlsFiles } from '../../src/harness/tls-files.js';
-import { etcdPackageDefinition } from '../../src/server/v3rpc/etcd-proto.js';
 import { PEER_NAME_HEADER } from '../../src/server/grpc/peer-name.js';
 import { suiteClusters } from '../helpers/suite-clusters.js';
+import { etcdCall, etcdGet } from '../helpers/etcd-call.js';
 
-type Method = MethodDefinition<object, object>;
-const method = (service: string, name: string): Method => (etcdPackageDefinition()[`etcdserverpb.${service}`] as unknown as Record<string, Method>)[name] as Method;
-/** Served on the client port's own HTTP/2 server. */
-const RANGE = method('KV', 'Range');
-/** Relayed to grpc-js. */
-const USER_LIST = method('Auth', 'UserList');
+/** A Range of one key with `cert` (KV is served on the client port's own HTTP/2 server). */
+const grpcGet = (url: string, cert: TlsFiles, key: string, metadata: Record<string, string> = {}): Promise<string> => etcdGet(url, key, { tls: cert, metadata });
 
-/** One unary call over gRPC with `cert` and extra metadata: its response, or its error as "code details". */
-function grpcCall(url: string, cert: TlsFiles, m: Method, req: object, md: Record<string, string> = {}): Promise<object | string> {
-  const client = new Client(url.replace(/^https:\/\//, ''), credentials.createSsl(readFileSync(cert.caFile), readFileSync(cert.keyFile), readFileSync(cert.certFile)));
-  const metadata = new Metadata();
-  for (const [k, v] of Object.entries(md)) metadata.set(k, v);
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, req, metadata, { deadline: Date.now() + 20_000 }, (e: ServiceError | null, res?: object) => {
-      client.close();
-      resolve(e ? `${e.code} ${e.details}` : (res as object));
-    });
-  });
-}
-
-/** A Range of one key: the values read, or the error. */
-async function grpcGet(url: string, cert: TlsFiles, key: string, md: Record<string, string> = {}): Promise<string> {
-  const r = await grpcCall(url, cert, RANGE, { key: Buffer.from(key) }, md);
-  return typeof r === 'string' ? r : (r as { kvs: { value: Buffer }[] }).kvs.map((kv) => Buffer.from(kv.value).toString()).join(',');
-}
-
-/** UserList (root only): the users, or the error. */
-async function grpcUsers(url: string, cert: TlsFiles, md: Record<string, string> = {}): Promise<string> {
-  const r = await grpcCall(url, cert, USER_LIST, {}, md);
+/** UserList (root only; relayed to grpc-js): the users, or the error. */
+async function grpcUsers(url: string, cert: TlsFiles, metadata: Record<string, string> = {}): Promise<string> {
+  const r = await etcdCall(url, 'Auth', 'UserList', {}, { tls: cert, metadata });
   return typeof r === 'string' ? r : (r as { users: string[] }).users.join(',');
 }
 
