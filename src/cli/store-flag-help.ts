@@ -29,7 +29,7 @@ export const STORE_FLAG_HELP: Record<string, string> = {
   'peer-client-cert-auth': 'require peers to present a certificate signed by --peer-trusted-ca-file',
   'log-level': "log level: 'debug', 'info', 'warn', 'error', 'fatal' or 'silent'",
   'strict-reconfig-check': 'refuse membership changes that could leave the cluster without a quorum of started members',
-  'auth-token': 'the kind of auth token the member issues: simple (JWT tokens are not served)',
+  'auth-token': 'the kind of auth token the member issues: simple, or jwt,pub-key=<file>,priv-key=<file>,sign-method=<RS256|…>[,ttl=<duration>]',
   'auth-token-ttl': 'seconds a simple auth token lives after its last use',
   'bcrypt-cost': 'bcrypt cost of hashed user passwords (4 to 31)',
 };

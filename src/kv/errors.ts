@@ -67,18 +67,20 @@ const errors = {
   ROLE_NOT_GRANTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: role is not granted to the user'],
   PERMISSION_NOT_GRANTED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: permission is not granted to the role'],
   AUTH_NOT_ENABLED: [GrpcCode.FAILED_PRECONDITION, 'etcdserver: authentication is not enabled'],
-  // etcd 3.4 maps no status to this one, so gRPC sends the auth package's own message as Unknown (3.5 maps
-  // it to "etcdserver: revision of auth store is old", InvalidArgument).
-  AUTH_OLD_REVISION: [GrpcCode.UNKNOWN, 'auth: revision in header is old'],
+  // Mapped to its status since etcd 3.4.19 (before, gRPC sent the auth package's "auth: revision in header
+  // is old" as Unknown); etcd's clients from 3.4.19 on authenticate again and retry on it.
+  AUTH_OLD_REVISION: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: revision of auth store is old'],
   INVALID_AUTH_TOKEN: [GrpcCode.UNAUTHENTICATED, 'etcdserver: invalid auth token'],
   INVALID_AUTH_MGMT: [GrpcCode.INVALID_ARGUMENT, 'etcdserver: invalid auth management'],
   // The auth package's own errors, which etcd 3.4's Maintenance checks return untranslated (so Unknown).
   AUTH_RAW_PERMISSION_DENIED: [GrpcCode.UNKNOWN, 'auth: permission denied'],
   AUTH_RAW_USER_EMPTY: [GrpcCode.UNKNOWN, 'auth: user name is empty'],
-  AUTH_RAW_USER_NOT_FOUND: [GrpcCode.UNKNOWN, 'auth: user name not found'],
+  AUTH_RAW_USER_NOT_FOUND: [GrpcCode.UNKNOWN, 'auth: user not found'],
   AUTH_RAW_INVALID_TOKEN: [GrpcCode.UNKNOWN, 'auth: invalid auth token'],
   // Authenticate as a user made with --no-password: CheckPassword's own error, also untranslated.
   AUTH_RAW_NO_PASSWORD_USER: [GrpcCode.UNKNOWN, 'auth: authentication failed, password was given for no password user'],
+  // Authenticate with a JWT public key only (etcd maps no status to it).
+  AUTH_RAW_VERIFY_ONLY: [GrpcCode.UNKNOWN, 'auth: token signing attempted with verify-only key'],
 } as const;
 
 export type EtcdErrorCode = keyof typeof errors;

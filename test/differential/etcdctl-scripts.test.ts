@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBoth } from '../../src/harness/store-cluster.js';
 import type { StoreCluster } from '../../src/harness/store-cluster.js';
-import { makeTlsFiles } from '../../src/harness/tls-files.js';
+import { issueCert, makeCa } from '../../src/harness/tls-files.js';
 import { suiteClusters } from '../helpers/suite-clusters.js';
 import { parseScript } from './script.js';
 import { SideRunner } from './side-runner.js';
@@ -19,6 +19,8 @@ import type { StepRecord } from './side-runner.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const scriptDir = join(here, 'scripts');
 const known = readFileSync(join(here, 'KNOWN-DIVERGENCES.md'), 'utf8');
+/** The users a TLS script may present a certificate of ({cert:root} {key:root}). */
+const CERT_USERS = ['root', 'alice', 'nobody'];
 const scripts = readdirSync(scriptDir)
   .filter((f) => f.endsWith('.txt'))
   .sort();
@@ -38,7 +40,10 @@ describe.each(scripts)('etcdctl script %s: Setpoint answers as etcd 3.4 does', (
   let setpoint: StoreCluster | undefined;
 
   beforeAll(async () => {
-    const tls = certDir !== undefined ? makeTlsFiles(certDir, 'client') : undefined;
+    // The CA also signs one client certificate per user the scripts name ({cert:root}: CN root).
+    const ca = certDir !== undefined ? makeCa(certDir, 'client-ca') : undefined;
+    const tls = certDir !== undefined && ca ? issueCert(certDir, 'client', ca) : undefined;
+    if (certDir !== undefined && ca) for (const user of CERT_USERS) issueCert(certDir, user, ca);
     const both = await startBoth({ spare: 1, token: 'differential', label: 'setpoint-diff-', ...(tls ? { tls } : {}) });
     etcd = clusters.track(both.etcd);
     setpoint = clusters.track(both.setpoint);

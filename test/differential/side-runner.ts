@@ -2,7 +2,7 @@
 // record per compared step. Placeholders in arguments and stdin ({id:n2}, {ep:leader}, {lease:1}, …) are
 // resolved against this side's own cluster, so one script drives both.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CtlProcess, etcdctl } from '../../src/harness/etcdctl.js';
 import type { CtlOptions, CtlResult } from '../../src/harness/etcdctl.js';
 import { httpGet } from '../../src/harness/http-get.js';
@@ -178,7 +178,9 @@ export class SideRunner {
         case 'key': {
           const t = this.cluster.tls;
           if (!t) throw new Error(`{${kind}} needs a TLS cluster (#! tls)`);
-          out += kind === 'ca' ? t.caFile : kind === 'cert' ? t.certFile : t.keyFile;
+          const own = kind === 'ca' ? t.caFile : kind === 'cert' ? t.certFile : t.keyFile;
+          // {cert:root}: the certificate the same CA signed for CN root, beside the cluster's client one.
+          out += arg === '' || kind === 'ca' ? own : join(dirname(own), `${arg}.${kind === 'cert' ? 'crt' : 'key'}`);
           break;
         }
         case 'id':
@@ -281,7 +283,7 @@ export class SideRunner {
         const stdin = step.stdin !== undefined ? await this.expand(step.stdin) : '';
         if (step.bg !== undefined) {
           const before = await this.watchRequests();
-          const proc = new CtlProcess('', argv, this.ctlOptions());
+          const proc = new CtlProcess('', argv, this.ctlOptions(step.mods.noTls !== true));
           if (stdin !== '') proc.write(`${stdin.replace(/\n$/, '')}\n`);
           this.bg.set(step.bg, { proc, step });
           // A plain watch must be in place before the next step writes what it should see.

@@ -7,11 +7,12 @@ import type { AuthInfo } from './auth-state.js';
 export interface AuthApi {
   readonly enabled: boolean;
   /**
-   * The caller a token names; undefined without a token; etcd's "invalid auth token" for an unknown one. A
-   * token issued at a Raft index this member has not applied yet is waited for (a client may ask another
-   * member right after authenticating).
+   * The caller a token names; etcd's "invalid auth token" for an unknown one. A token issued at a Raft
+   * index this member has not applied yet is waited for (a client may ask another member right after
+   * authenticating). Without a token, the user `peerName` names (a verified client certificate's CN under
+   * --client-cert-auth, at the store's auth revision, as etcd's AuthInfoFromTLS); undefined without either.
    */
-  who(token: string | undefined): Promise<AuthInfo | undefined>;
+  who(token: string | undefined, peerName?: string): Promise<AuthInfo | undefined>;
   /** Read permission on [key, rangeEnd) (empty: the key; "\0": from the key on), as a watch creation checks it. */
   checkRead(ai: AuthInfo | undefined, key: Uint8Array, rangeEnd: Uint8Array): void;
   /** The root role, as membership changes need it (etcdserver errors). */

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StoreApi } from '../member/store-api.js';
 import type { GatewayHandler } from '../gateway/gateway.js';
+import { verifiedPeerName } from '../grpc/peer-name.js';
 
 import { SERVER_VERSION } from '../member/maintenance.js';
 
@@ -21,6 +22,8 @@ export interface ClientHttpOptions {
   readonly setpointVersion?: string;
   /** etcd's JSON gateway (/v3/…): true when it took the request. */
   readonly gateway?: GatewayHandler;
+  /** --client-cert-auth: a gateway request with a client certificate's CN is refused while auth is on. */
+  readonly clientCertAuth?: boolean;
 }
 
 function cors(res: ServerResponse): void {
@@ -69,6 +72,12 @@ export function createClientHttp(opts: ClientHttpOptions): Server {
     ...(opts.setpointVersion ? { setpoint: opts.setpointVersion } : {}),
   });
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // etcd 3.4 (embed/serve.go): the gateway would not use the CN as the user, so it refuses the request
+    // rather than serve it as someone else (before the CORS headers).
+    if (opts.clientCertAuth === true && opts.store.auth?.enabled === true && /^\/v3(beta)?\//.test(req.url ?? '')) {
+      const cn = verifiedPeerName(req.socket);
+      if (cn !== undefined && cn !== '') return httpError(res, 400, 'CommonName of client sending a request against gateway will be ignored and not used as expected');
+    }
     cors(res);
     if (opts.gateway?.(req, res)) return;
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;

@@ -15,6 +15,7 @@ import { createGateway } from '../gateway/gateway.js';
 import { replayIntoSocket, sniff } from '../http2/connection-mux.js';
 import type { ServerConnection } from '../http2/server-connection.js';
 import { serveGrpcFront } from '../grpc/front.js';
+import { verifiedPeerName } from '../grpc/peer-name.js';
 import type { GrpcFrontOptions } from '../grpc/front.js';
 import { duplexPair } from '../grpc/relay.js';
 import { KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS } from '../v3rpc/etcd-grpc.js';
@@ -124,6 +125,7 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     registry: opts.metrics.registry,
     logger: opts.logger,
     ...(opts.setpointVersion ? { setpointVersion: opts.setpointVersion } : {}),
+    clientCertAuth: opts.tls?.clientCertAuth === true,
     gateway: createGateway({ methods: grpc.methods, maxReceiveBytes: grpc.maxReceiveBytes, logger: opts.logger }),
   });
   const sockets = new Set<Socket>();
@@ -152,7 +154,8 @@ export async function startClientPort(opts: ClientPortOptions): Promise<ClientPo
     sock.once('close', () => sockets.delete(sock));
     sniff(sock, (protocol, head) => {
       if (protocol === 'h2') {
-        const conn = serveGrpcFront(sock, head, front);
+        // With --client-cert-auth, the certificate's CN is the user of calls that carry no token (as etcd).
+        const conn = serveGrpcFront(sock, head, front, opts.tls?.clientCertAuth === true ? verifiedPeerName(sock) : undefined);
         fronts.add(conn);
         sock.once('close', () => fronts.delete(conn));
       } else {

@@ -8,6 +8,7 @@ import { fetchMembership } from '../peer/fetch-members.js';
 import { loadPeerTls } from '../peer/credentials.js';
 import { startClientPort } from './client-port.js';
 import { createMetrics } from './metrics.js';
+import { JwtTokens } from '../auth/jwt-tokens.js';
 
 export interface RunningMember {
   readonly member: Member;
@@ -70,7 +71,7 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     snapshotCatchUpEntries: flags.snapshotCatchUpEntries,
     quotaBackendBytes: flags.quotaBackendBytes,
     strictReconfigCheck: flags.strictReconfigCheck,
-    auth: { tokenTtlMs: flags.authTokenTtl * 1000, bcryptCost: flags.bcryptCost },
+    auth: { tokenTtlMs: flags.authTokenTtl * 1000, bcryptCost: flags.bcryptCost, ...(flags.authToken.type === 'jwt' ? { jwt: JwtTokens.load(flags.authToken) } : {}) },
     logger,
     metrics,
     unsafeLocalReads,

@@ -4,6 +4,8 @@
 import { parseInitialCluster } from '../member/membership.js';
 import { DEFAULT_QUOTA_BYTES } from '../../kv/kv-store.js';
 import { DEFAULT_MAX_CONCURRENT_STREAMS } from '../http2/limits.js';
+import { AuthTokenError, parseAuthToken } from '../auth/jwt-tokens.js';
+import type { AuthTokenSpec } from '../auth/jwt-tokens.js';
 
 export interface TlsFiles {
   readonly certFile: string;
@@ -35,7 +37,8 @@ export interface StoreFlags {
   readonly logLevel: string;
   /** Refuse membership changes that could cost the cluster its quorum (etcd's default: on). */
   readonly strictReconfigCheck: boolean;
-  /** --auth-token (only "simple"), --auth-token-ttl (seconds), --bcrypt-cost. */
+  /** --auth-token (simple, or jwt with its options), --auth-token-ttl (seconds, simple tokens), --bcrypt-cost. */
+  readonly authToken: AuthTokenSpec;
   readonly authTokenTtl: number;
   readonly bcryptCost: number;
 }
@@ -158,8 +161,13 @@ export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
   let quota = int('quota-backend-bytes', get('quota-backend-bytes'), -1);
   if (quota <= 0) quota = DEFAULT_QUOTA_BYTES;
   if (quota > MAX_QUOTA) quota = MAX_QUOTA;
-  const authToken = get('auth-token');
-  if (authToken.split(',')[0] !== 'simple') throw new FlagError(`--auth-token: "${authToken}" is not supported (only simple tokens are)`);
+  let authToken: AuthTokenSpec;
+  try {
+    authToken = parseAuthToken(get('auth-token'));
+  } catch (e) {
+    if (e instanceof AuthTokenError) throw new FlagError(`--auth-token: "${get('auth-token')}": ${e.message}`);
+    throw e;
+  }
   const bcryptCost = int('bcrypt-cost', get('bcrypt-cost'), 4);
   if (bcryptCost > 31) throw new FlagError(`--bcrypt-cost: "${bcryptCost}" must be at most 31`);
   const clientTls = tls(raw, '');
@@ -185,6 +193,7 @@ export function parseStoreFlags(raw: Record<string, string>): StoreFlags {
     ...(peerTls ? { peerTls } : {}),
     logLevel: get('log-level'),
     strictReconfigCheck: bool('strict-reconfig-check', get('strict-reconfig-check')),
+    authToken,
     authTokenTtl: int('auth-token-ttl', get('auth-token-ttl'), 1),
     bcryptCost,
   };

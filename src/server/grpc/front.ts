@@ -17,6 +17,7 @@ import { MessageReader } from './coalesce.js';
 import { FastCall, servable } from './fast-unary.js';
 import type { FastUnaryMethod } from './fast-unary.js';
 import { RelayBackend } from './relay.js';
+import { markPeerName } from './peer-name.js';
 import { GRPC_OK_BLOCKS, STATUS_AND_TYPE, statusTrailers } from './wire-status.js';
 import type { WireStatus } from './wire-status.js';
 
@@ -87,9 +88,10 @@ function trailersOnly(stream: ServerStream, s: WireStatus): void {
 
 /**
  * Serves one client connection that opened with the HTTP/2 preface. `head` holds the bytes already read
- * (the preface at least); the socket must be paused.
+ * (the preface at least); the socket must be paused. `peerName`: the CN of the connection's verified
+ * client certificate, when it stands for the user (grpc/peer-name.ts).
  */
-export function serveGrpcFront(sock: Socket, head: Buffer, opts: GrpcFrontOptions): ServerConnection {
+export function serveGrpcFront(sock: Socket, head: Buffer, opts: GrpcFrontOptions, peerName?: string): ServerConnection {
   const relay = new RelayBackend(opts.backend, opts.log);
   const gate = new CallGate();
   const maxReceive = opts.maxReceive;
@@ -101,6 +103,7 @@ export function serveGrpcFront(sock: Socket, head: Buffer, opts: GrpcFrontOption
     ...(opts.maxConcurrentStreams !== undefined ? { maxConcurrentStreams: opts.maxConcurrentStreams } : {}),
     onClose: () => relay.close(),
     open: (stream, request) => {
+      markPeerName(request, peerName);
       const path = request[':path'];
       if (typeof path === 'string' && request[':method'] === 'POST' && servable(request)) {
         const method = opts.fast.get(path);

@@ -13,6 +13,7 @@ import type { Proposals } from './proposals.js';
 import { AuthState } from '../auth/auth-state.js';
 import { RequestPerms } from '../auth/request-perms.js';
 import { SimpleTokens, tokenPrefix } from '../auth/simple-tokens.js';
+import type { JwtTokens } from '../auth/jwt-tokens.js';
 import { comparePassword, hashPassword } from '../auth/bcrypt-pool.js';
 import { EtcdError, etcdError } from '../../kv/errors.js';
 
@@ -21,6 +22,8 @@ export interface AuthOptions {
   readonly bcryptCost: number;
   /** etcd's --auth-token-ttl, in ms (300 s). */
   readonly tokenTtlMs: number;
+  /** --auth-token jwt,…: signed tokens instead of simple ones. */
+  readonly jwt?: JwtTokens;
 }
 
 /** The auth package's errors that Maintenance returns untranslated in etcd 3.4 (so gRPC says Unknown). */
@@ -68,8 +71,14 @@ export class AuthRequests implements AuthApi, AuthApplier {
     return this.state.isEnabled;
   }
 
-  async who(token: string | undefined): Promise<AuthInfo | undefined> {
-    if (token === undefined) return undefined;
+  async who(token: string | undefined, peerName?: string): Promise<AuthInfo | undefined> {
+    if (token === undefined) return peerName === undefined ? undefined : { username: peerName, revision: this.state.revision };
+    if (this.opts.jwt) {
+      // A JWT names its user and the auth revision it was issued at (etcd's tokenJWT.info).
+      const claims = await this.opts.jwt.verify(token);
+      if (!claims) throw etcdError('INVALID_AUTH_TOKEN');
+      return claims;
+    }
     let user = this.tokens.user(token);
     // "<prefix>.<index>": issued by an entry this member may not have applied yet; a ReadIndex round brings it.
     const index = Number(token.slice(token.lastIndexOf('.') + 1));
@@ -131,10 +140,12 @@ export class AuthRequests implements AuthApi, AuthApplier {
     return undefined;
   }
 
-  private applyAuthenticate(name: string, prefix: string, index: number): { token: string } {
+  /** A simple token is issued on every member; a JWT is signed by the member asked, at this auth revision. */
+  private applyAuthenticate(name: string, prefix: string, index: number): { token: string } | { revision: number } {
     if (!this.state.isEnabled) throw etcdError('AUTH_NOT_ENABLED');
     const u = this.state.user(name);
     if (!u || u.noPassword) throw etcdError('AUTH_FAILED');
+    if (this.opts.jwt) return { revision: this.state.revision };
     const token = `${prefix}.${index}`;
     this.tokens.assign(token, name);
     return { token };
@@ -187,9 +198,11 @@ export class AuthRequests implements AuthApi, AuthApplier {
       const u = this.state.user(name);
       if (u?.noPassword === true) throw etcdError('AUTH_RAW_NO_PASSWORD_USER');
       if (!u || !(await comparePassword(password, u.password))) throw etcdError('AUTH_FAILED');
-      const r = await this.proposals.proposeRequest<{ token: string }>({ t: 'authenticate', id: this.c.nextReqId(), name, prefix: tokenPrefix() });
+      const r = await this.proposals.proposeRequest<{ token: string } | { revision: number }>({ t: 'authenticate', id: this.c.nextReqId(), name, prefix: tokenPrefix() });
       // The password was checked against a state that changed before the token was issued: check again.
-      if (checkedAt === this.state.revision) return r;
+      if (checkedAt !== this.state.revision) continue;
+      if ('token' in r) return r;
+      return { token: await (this.opts.jwt as JwtTokens).sign(name, r.revision) };
     }
   }
 

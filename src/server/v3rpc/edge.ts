@@ -20,6 +20,7 @@ import type { LeaderGuard } from './leader-guard.js';
 import { requiresLeader } from './leader-guard.js';
 import { wireSize } from './etcd-proto.js';
 import type { AuthInfo } from '../auth/auth-state.js';
+import { PEER_NAME_HEADER, peerNameOfHeader, peerNameOfHeaders } from '../grpc/peer-name.js';
 
 /** etcd's default MaxRequestBytes (--max-request-bytes). */
 export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -85,9 +86,10 @@ async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: bool
 }
 
 /**
- * The caller of a call: its `token` metadata's user (etcd's AuthInfoFromCtx), resolved when a handler asks,
- * as etcd resolves it only where it checks; undefined without a token, etcd's "invalid auth token" for a
- * token this member does not know.
+ * The caller of a call: its `token` metadata's user (etcd's AuthInfoFromCtx), or without a token the CN of
+ * its verified client certificate under --client-cert-auth (grpc/peer-name.ts), resolved when a handler
+ * asks, as etcd resolves it only where it checks; undefined without either, etcd's "invalid auth token"
+ * for a token this member does not know.
  */
 export type Who = () => Promise<AuthInfo | undefined>;
 
@@ -98,24 +100,31 @@ export function tokenOf(get: (key: string) => string | undefined): string | unde
   return get('token') ?? get('authorization');
 }
 
-function metadataToken(md: Metadata): string | undefined {
-  return tokenOf((k) => {
+/** What a call says of its caller: its token, and its client certificate's name. */
+interface Credentials {
+  readonly token: string | undefined;
+  readonly peerName: string | undefined;
+}
+
+function metadataCredentials(md: Metadata): Credentials {
+  const get = (k: string): string | undefined => {
     const v = md.get(k)[0];
     return typeof v === 'string' ? v : undefined;
-  });
+  };
+  return { token: tokenOf(get), peerName: peerNameOfHeader(get(PEER_NAME_HEADER)) };
 }
 
-function headersToken(headers: IncomingHttpHeaders): string | undefined {
-  return tokenOf((k) => first(headers[k]));
+function headersCredentials(headers: IncomingHttpHeaders): Credentials {
+  return { token: tokenOf((k) => first(headers[k])), peerName: peerNameOfHeaders(headers) };
 }
 
-function whoFor(ctx: EdgeContext, token: string | undefined): Who {
-  return () => (token === undefined || !ctx.store.auth ? NO_CALLER : ctx.store.auth.who(token));
+function whoFor(ctx: EdgeContext, c: Credentials): Who {
+  return () => ((c.token === undefined && c.peerName === undefined) || !ctx.store.auth ? NO_CALLER : ctx.store.auth.who(c.token, c.peerName));
 }
 
 /** The caller of a server-streaming call handled outside unary() (Maintenance.Snapshot). */
 export function whoOf(ctx: EdgeContext, md: Metadata): Who {
-  return whoFor(ctx, metadataToken(md));
+  return whoFor(ctx, metadataCredentials(md));
 }
 
 export interface UnaryOptions<Req> {
@@ -165,16 +174,16 @@ export function unary<Req, Res>(
   opts: UnaryOptions<Req> = {},
 ): handleUnaryCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'unary', service, method);
-  const run = async (req: Req, needsLeader: boolean, token: string | undefined): Promise<Res> => {
+  const run = async (req: Req, needsLeader: boolean, caller: Credentials): Promise<Res> => {
     await admitCall(ctx, needsLeader, opts.learnerOk?.(req) ?? false);
     const oversized = opts.proposal?.(req) === true && tooLarge(ctx, req);
     if (oversized && opts.storeChecks !== true) throw etcdError('REQUEST_TOO_LARGE');
-    return fn(req, oversized, whoFor(ctx, token));
+    return fn(req, oversized, whoFor(ctx, caller));
   };
   const handler: handleUnaryCall<Req, Res> = (call, callback) => {
     const t = new CallTracker(counters);
     t.received();
-    run(call.request, requiresLeader(call.metadata), metadataToken(call.metadata)).then(
+    run(call.request, requiresLeader(call.metadata), metadataCredentials(call.metadata)).then(
       (res) => {
         t.sent();
         t.done(Status.OK);
@@ -189,7 +198,7 @@ export function unary<Req, Res>(
   };
   CORES.set(handler, {
     track: () => new CallTracker(counters),
-    run: (req, metadata) => run(req as Req, headersRequireLeader(metadata), headersToken(metadata)),
+    run: (req, metadata) => run(req as Req, headersRequireLeader(metadata), headersCredentials(metadata)),
     toStatus: (e) => toStatus(e, ctx.log),
   });
   return handler;
@@ -249,7 +258,7 @@ export function bidi<Req, Res>(
   start: (out: BidiOut<Res>, session: StreamSession) => BidiHandlers<Req>,
 ): handleBidiStreamingCall<Req, Res> {
   const counters = new MethodCounters(ctx.metrics, 'bidi_stream', service, method);
-  const open = (t: BidiTransport, needsLeader: boolean, token: string | undefined): BidiCall => {
+  const open = (t: BidiTransport, needsLeader: boolean, caller: Credentials): BidiCall => {
     const tracker = new CallTracker(counters);
     let handlers: BidiHandlers<Req> | undefined;
     let untrack: (() => void) | undefined;
@@ -268,7 +277,7 @@ export function bidi<Req, Res>(
     };
     const session: StreamSession = {
       tracker,
-      who: whoFor(ctx, token),
+      who: whoFor(ctx, caller),
       get ended() {
         return ended;
       },
@@ -337,11 +346,11 @@ export function bidi<Req, Res>(
         else call.emit('error', statusError(s));
       },
     };
-    const opened = open(t, requiresLeader(call.metadata), metadataToken(call.metadata));
+    const opened = open(t, requiresLeader(call.metadata), metadataCredentials(call.metadata));
     call.on('cancelled', () => opened.cancel());
     call.on('data', (req: Req) => opened.request(req));
     call.on('end', () => opened.halfClose());
   };
-  BIDI_CORES.set(handler, { open: (t, metadata) => open(t, headersRequireLeader(metadata), headersToken(metadata)) });
+  BIDI_CORES.set(handler, { open: (t, metadata) => open(t, headersRequireLeader(metadata), headersCredentials(metadata)) });
   return handler;
 }

@@ -79,9 +79,8 @@ async function watchRefusal(auth: AuthApi, who: Who, c: { readonly key?: Uint8Ar
     return undefined;
   } catch (e) {
     const err = e instanceof EtcdError ? e : undefined;
-    // An old auth revision reads as etcd's gRPC error for it; anything unexpected, as permission denied.
-    if (err?.code === 'AUTH_OLD_REVISION') return 'rpc error: code = InvalidArgument desc = etcdserver: revision of auth store is old';
-    if (err && (err.code === 'USER_EMPTY' || err.code === 'INVALID_AUTH_TOKEN')) return `rpc error: code = ${CODE_NAMES[err.grpcCode] ?? 'Unknown'} desc = ${err.message}`;
+    // etcd's gRPC errors as they read; anything unexpected, as permission denied.
+    if (err && (err.code === 'AUTH_OLD_REVISION' || err.code === 'USER_EMPTY' || err.code === 'INVALID_AUTH_TOKEN')) return `rpc error: code = ${CODE_NAMES[err.grpcCode] ?? 'Unknown'} desc = ${err.message}`;
     return 'rpc error: code = PermissionDenied desc = etcdserver: permission denied';
   }
 }

@@ -105,7 +105,7 @@ describe('auth state (auth/store.go rules)', () => {
     expect(errorOf(() => a.checkAdmin(alice))).toBe('etcdserver: permission denied');
     // Revoking the permission bumps the revision: an older AuthInfo is refused, a fresh one is denied.
     a.apply({ op: 'roleRevokePermission', role: 'r', key: b('foo/'), rangeEnd: b('foo0') });
-    expect(errorOf(() => a.checkOp(alice, 'WRITE', b('foo/a'), b('')))).toBe('auth: revision in header is old');
+    expect(errorOf(() => a.checkOp(alice, 'WRITE', b('foo/a'), b('')))).toBe('etcdserver: revision of auth store is old');
     expect(errorOf(() => a.checkOp({ ...alice, revision: a.revision }, 'WRITE', b('foo/a'), b('')))).toBe('etcdserver: permission denied');
   });
 

@@ -55,7 +55,7 @@ describe("which permissions a request needs (etcd 3.4's auth applier)", () => {
     const { perms, alice, state } = setup();
     expect(errorOf(() => perms.range(undefined, { key: b('motd') }))).toBe('etcdserver: user name is empty');
     state.apply({ op: 'roleAdd', name: 'other' });
-    expect(errorOf(() => perms.range(alice, { key: b('motd') }))).toBe('auth: revision in header is old');
+    expect(errorOf(() => perms.range(alice, { key: b('motd') }))).toBe('etcdserver: revision of auth store is old');
     expect(errorOf(() => perms.range({ username: 'root', revision: state.revision }, { key: b('secret') }))).toBe('ok');
   });
 });

@@ -23,8 +23,24 @@ describe('auth flags', () => {
     expect(parseStoreFlags(flagsFromEnv({ ETCD_BCRYPT_COST: '12' })).bcryptCost).toBe(12);
   });
 
-  it('refuses JWT tokens, which it does not serve, and costs bcrypt does not take', () => {
-    expect(() => parseStoreFlags({ 'auth-token': 'jwt,pub-key=a,priv-key=b,sign-method=RS256' })).toThrow(FlagError);
+  it('reads --auth-token jwt,… as etcd 3.4 does (keys are read at start), and refuses what etcd refuses', () => {
+    expect(parseStoreFlags({}).authToken).toEqual({ type: 'simple' });
+    expect(parseStoreFlags({ 'auth-token': 'jwt,pub-key=a.pub,priv-key=a.key,sign-method=RS256' }).authToken).toEqual({
+      type: 'jwt',
+      signMethod: 'RS256',
+      pubKeyFile: 'a.pub',
+      privKeyFile: 'a.key',
+      ttlMs: 300_000,
+    });
+    expect(parseStoreFlags({ 'auth-token': 'jwt,priv-key=k,sign-method=ES256,ttl=1h30m,other=ignored' }).authToken).toMatchObject({ signMethod: 'ES256', ttlMs: 5_400_000 });
+    expect(parseStoreFlags({ 'auth-token': 'jwt,priv-key=k,sign-method=HS512,ttl=1.5s' }).authToken).toMatchObject({ ttlMs: 1500 });
+    for (const v of ['jwt,priv-key=k', 'jwt,priv-key=k,sign-method=none', 'jwt,priv-key=k,sign-method=RS256,ttl=5', 'jwt,priv-key=k,priv-key=j,sign-method=RS256', 'jwt,priv-key', 'oauth', '']) {
+      expect(() => parseStoreFlags({ 'auth-token': v }), v).toThrow(FlagError);
+    }
+    expect(() => parseStoreFlags({ 'auth-token': 'jwt,sign-method=RS256,ttl=x' })).toThrow('--auth-token: "jwt,sign-method=RS256,ttl=x": auth: invalid auth options');
+  });
+
+  it('refuses costs bcrypt does not take', () => {
     for (const v of ['3', '32', 'x']) expect(() => parseStoreFlags({ 'bcrypt-cost': v }), v).toThrow(FlagError);
   });
 });
