@@ -53,7 +53,11 @@ export class PodSync {
   constructor(private readonly deps: PodSyncDeps) {
     this.pods = new ResourceClient(deps.rest, PODS);
     this.statuses = new StatusManager({
-      write: (p, status) => this.pods.patchStatus(p.namespace, p.name, 'merge', { metadata: { uid: p.uid }, status }).then(() => undefined),
+      // The state file first: the API never shows a container that a restarted agent would not adopt.
+      write: async (p, status) => {
+        await deps.runtime.persisted(p.uid);
+        await this.pods.patchStatus(p.namespace, p.name, 'merge', { metadata: { uid: p.uid }, status });
+      },
       log: deps.log,
     });
     this.informer = deps.factory.informerFor<KubeObject>(PODS, { fieldSelector: `spec.nodeName=${deps.nodeName}` });

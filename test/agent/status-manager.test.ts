@@ -4,7 +4,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ApiStatusError } from '../../src/client/api-status-error.js';
-import type { PodStatus } from '../../src/agent/pod-types.js';
+import type { PodPhase, PodStatus } from '../../src/agent/pod-types.js';
 import { StatusManager } from '../../src/agent/status-manager.js';
 import type { PodStatusTarget } from '../../src/agent/status-manager.js';
 import { waitFor } from '../../src/harness/wait.js';
@@ -31,7 +31,7 @@ function manual(): { sm: StatusManager; calls: Call[] } {
 }
 
 const target = (name: string): PodStatusTarget => ({ uid: `uid-${name}`, namespace: 'default', name });
-const st = (phase: PodStatus['phase'], extra: Partial<PodStatus> = {}): PodStatus => ({ phase, ...extra });
+const st = (phase: PodPhase, extra: Partial<PodStatus> = {}): PodStatus => ({ phase, ...extra });
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 const notFound = (): ApiStatusError =>
   new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'pods "a" not found', reason: 'NotFound', code: 404 });
