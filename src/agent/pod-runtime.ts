@@ -145,6 +145,10 @@ export class PodRuntime extends EventEmitter<RuntimeEvents> {
     return this.workers.get(uid)?.pod;
   }
 
+  isSyncing(uid: string): boolean {
+    return this.workers.get(uid)?.isSyncing ?? false;
+  }
+
   isTerminated(uid: string): boolean {
     return this.workers.get(uid)?.isTerminated ?? false;
   }

@@ -162,7 +162,9 @@ export class PodSync {
       this.deps.log.warn({ err: (e as Error).message, pod: key }, 'the runtime refused the pod');
       return;
     }
-    this.postStatus(pod);
+    // A sync under way (a new pod's first start, say) reports its status when it ends: writing the one
+    // before it (ContainerCreating) would put a write in front of the Running one for nothing.
+    if (!rt.isSyncing(uid)) this.postStatus(pod);
     if (deleting && rt.isTerminated(uid)) {
       // The terminal status must be in the API before the pod goes (what its owner and users read last).
       await this.statuses.flushed(uid);

@@ -472,6 +472,11 @@ export class PodWorker {
     return this.terminating;
   }
 
+  /** A sync is running: its end reports the status (onStatus), so reporting the one before it is moot. */
+  get isSyncing(): boolean {
+    return this.syncing;
+  }
+
   get isTerminated(): boolean {
     return this.terminated;
   }
