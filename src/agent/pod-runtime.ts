@@ -120,6 +120,7 @@ export class PodRuntime extends EventEmitter<RuntimeEvents> {
     await w.terminate(graceSeconds);
     w.detach();
     this.workers.delete(uid);
+    await w.persisted();
     const podDir = join(this.opts.root, 'pods', uid);
     removeHostLinks(w.hostLinkList, podDir);
     removePodCgroups(this.cgroups, uid);
@@ -131,12 +132,21 @@ export class PodRuntime extends EventEmitter<RuntimeEvents> {
     return this.workers.get(uid)?.status();
   }
 
+  /** Resolves once the pod's state file holds what was last saved (before its status is reported). */
+  async persisted(uid: string): Promise<void> {
+    await this.workers.get(uid)?.persisted();
+  }
+
   uids(): string[] {
     return [...this.workers.keys()];
   }
 
   pod(uid: string): Pod | undefined {
     return this.workers.get(uid)?.pod;
+  }
+
+  isSyncing(uid: string): boolean {
+    return this.workers.get(uid)?.isSyncing ?? false;
   }
 
   isTerminated(uid: string): boolean {
@@ -178,6 +188,7 @@ export class PodRuntime extends EventEmitter<RuntimeEvents> {
     this.closed = true;
     if (o.killPods) await Promise.all([...this.workers.keys()].map((uid) => this.removePod(uid, o.graceSeconds)));
     for (const w of this.workers.values()) w.detach();
+    await Promise.all([...this.workers.values()].map((w) => w.persisted()));
     this.workers.clear();
   }
 

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentError } from './agent-error.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomicAsync } from './atomic-file.js';
 import type { BackoffEntry } from './backoff.js';
 import type { ContainerRecord } from './container-process.js';
 import type { ContainerStateTerminated, Pod } from './pod-types.js';
@@ -30,8 +30,8 @@ export function stateFilePath(podDir: string): string {
   return join(podDir, 'state.json');
 }
 
-export function writePodState(podDir: string, s: PodStateFile): void {
-  writeFileAtomic(stateFilePath(podDir), JSON.stringify(s));
+export function writePodState(podDir: string, s: PodStateFile): Promise<void> {
+  return writeFileAtomicAsync(stateFilePath(podDir), JSON.stringify(s));
 }
 
 export function readPodState(podDir: string): PodStateFile | undefined {

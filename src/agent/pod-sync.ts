@@ -5,7 +5,6 @@
 // finishes the deletion (DELETE, grace 0, uid precondition). Pods the runtime holds that the API no
 // longer has (deleted while the agent was away, or force-deleted) are stopped and removed.
 import type { Logger } from 'pino';
-import { isNotFound } from '../client/api-status-error.js';
 import type { EventRecorder } from '../client/event-recorder.js';
 import type { SharedInformerFactory } from '../client/informer-factory.js';
 import type { SharedInformer } from '../client/informer.js';
@@ -18,6 +17,7 @@ import { WorkQueue } from '../client/work-queue.js';
 import { isGoneOrReplaced, runWorkers } from './queue-workers.js';
 import type { PodRuntime } from './pod-runtime.js';
 import type { Pod, PodCondition } from './pod-types.js';
+import { StatusManager } from './status-manager.js';
 
 export interface PodSyncDeps {
   readonly rest: RestClient;
@@ -26,7 +26,7 @@ export interface PodSyncDeps {
   readonly nodeName: string;
   readonly recorder: EventRecorder;
   readonly log: Logger;
-  /** Concurrent reconciles (default 4). */
+  /** Concurrent reconciles (default 16; a pod is never reconciled by two at once). */
   readonly workers?: number;
 }
 
@@ -40,8 +40,8 @@ export class PodSync {
   readonly informer: SharedInformer<KubeObject>;
   private readonly pods: ResourceClient<KubeObject>;
   private readonly queue = new WorkQueue<string>();
-  /** uid → the status last posted, as JSON: nothing is written when nothing changed. */
-  private readonly written = new Map<string, string>();
+  /** Writes the pods' statuses off the sync path, coalesced per pod. */
+  private readonly statuses: StatusManager;
   /** uids being stopped and removed in the background (a grace period must not hold a worker). */
   private readonly removing = new Map<string, Promise<void>>();
   /** uid → the resourceVersion last handed to the runtime: our own status writes come back as updates. */
@@ -52,11 +52,19 @@ export class PodSync {
 
   constructor(private readonly deps: PodSyncDeps) {
     this.pods = new ResourceClient(deps.rest, PODS);
+    this.statuses = new StatusManager({
+      // The state file first: the API never shows a container that a restarted agent would not adopt.
+      write: async (p, status) => {
+        await deps.runtime.persisted(p.uid);
+        await this.pods.patchStatus(p.namespace, p.name, 'merge', { metadata: { uid: p.uid }, status });
+      },
+      log: deps.log,
+    });
     this.informer = deps.factory.informerFor<KubeObject>(PODS, { fieldSelector: `spec.nodeName=${deps.nodeName}` });
     this.informer.addEventHandler({
-      onAdd: (o) => this.queue.add(objectKey(o)),
-      onUpdate: (_, o) => this.queue.add(objectKey(o)),
-      onDelete: (o) => this.queue.add(objectKey(deletedObject(o))),
+      onAdd: (o) => this.enqueue(objectKey(o)),
+      onUpdate: (_, o) => this.enqueue(objectKey(o)),
+      onDelete: (o) => this.enqueue(objectKey(deletedObject(o))),
     });
     // The runtime reports a status after every sync, and a reconcile may sync: enqueueing on a later turn
     // (never in the same run of microtasks) keeps that cycle from starving timers and I/O.
@@ -67,10 +75,16 @@ export class PodSync {
     deps.runtime.on('event', (e) => deps.recorder.event(podRef(e.pod), e.type, e.reason, e.message, e.fieldPath));
   }
 
+  private readonly since = new Map<string, number>();
+  private enqueue(key: string): void {
+    if (!this.since.has(key)) this.since.set(key, performance.now());
+    this.queue.add(key);
+  }
+
   private flushChanged(): void {
     for (const uid of this.changed) {
       const p = this.deps.runtime.pod(uid);
-      if (p) this.queue.add(objectKey(p as unknown as KubeObject));
+      if (p) this.enqueue(objectKey(p as unknown as KubeObject));
     }
     this.changed.clear();
   }
@@ -82,13 +96,14 @@ export class PodSync {
       const p = this.deps.runtime.pod(uid);
       if (p) this.queue.add(objectKey(p as unknown as KubeObject));
     }
-    const n = this.deps.workers ?? 4;
+    const n = this.deps.workers ?? 16;
     this.workers = runWorkers(this.queue, n, (k) => this.reconcile(k), this.deps.log);
   }
 
   async stop(): Promise<void> {
     this.queue.shutDown();
     await Promise.allSettled(this.workers);
+    await this.statuses.stop();
   }
 
   /** Waits for background removals (tests, shutdown). */
@@ -112,13 +127,16 @@ export class PodSync {
       .catch((e: unknown) => this.deps.log.error({ err: e, uid }, 'removing a pod failed'))
       .finally(() => {
         this.removing.delete(uid);
-        this.written.delete(uid);
+        this.statuses.forget(uid);
         this.handed.delete(uid);
       });
     this.removing.set(uid, p);
   }
 
   private async reconcile(key: string): Promise<void> {
+    const t = this.since.get(key);
+    this.since.delete(key);
+    if (t !== undefined) this.deps.log.debug({ pod: key, waitedMs: Math.round(performance.now() - t), queued: this.queue.len() }, 'pod sync dequeued');
     const rt = this.deps.runtime;
     const pod = this.informer.lister.getByKey(key) as unknown as Pod | undefined;
     const uid = pod?.metadata.uid;
@@ -144,29 +162,26 @@ export class PodSync {
       this.deps.log.warn({ err: (e as Error).message, pod: key }, 'the runtime refused the pod');
       return;
     }
-    await this.postStatus(pod);
+    // A sync under way (a new pod's first start, say) reports its status when it ends: writing the one
+    // before it (ContainerCreating) would put a write in front of the Running one for nothing.
+    if (!rt.isSyncing(uid)) this.postStatus(pod);
     if (deleting && rt.isTerminated(uid)) {
+      // The terminal status must be in the API before the pod goes (what its owner and users read last).
+      await this.statuses.flushed(uid);
       await this.finishDeletion(pod);
       this.remove(uid, 0);
     }
   }
 
-  private async postStatus(pod: Pod): Promise<void> {
+  private postStatus(pod: Pod): void {
     const uid = pod.metadata.uid ?? '';
     const status = this.deps.runtime.status(uid);
     if (status === undefined) return;
-    const text = JSON.stringify(status);
     // Unchanged since our last write, and the API still says what we said: nothing to write. When another
     // writer changed our conditions (the node controller marks pods not ready while it judges the node
     // silent), ours are put back, as kubelet's status manager does when the API's status differs from its own.
-    if (this.written.get(uid) === text && !conditionsOverwritten(pod.status?.conditions, status.conditions)) return;
-    try {
-      await this.pods.patchStatus(pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', 'merge', { metadata: { uid }, status });
-      this.written.set(uid, text);
-    } catch (e) {
-      if (isNotFound(e)) return; // gone: its delete event follows
-      throw e;
-    }
+    const target = { uid, namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name ?? '' };
+    this.statuses.set(target, status, conditionsOverwritten(pod.status?.conditions, status.conditions));
   }
 
   private async finishDeletion(pod: Pod): Promise<void> {

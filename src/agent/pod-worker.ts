@@ -86,6 +86,10 @@ export class PodWorker {
   private closed = false;
   private conditions: PodCondition[] = [];
   private readonly startTime: string;
+  /** What the state file holds or is being given (see save()), the state waiting to be written, the writer. */
+  private savedKey = '';
+  private nextSave: PodStateFile | undefined;
+  private saving: Promise<void> | undefined;
 
   constructor(
     pod: Pod,
@@ -126,6 +130,11 @@ export class PodWorker {
     this.volumesReady = true;
   }
 
+  /**
+   * Records the pod's state for the next agent, off the event loop: only when it changed (the pod's
+   * status and resourceVersion, which our own status writes change, are left out of the comparison), and
+   * with one write in flight, the latest state waiting behind it.
+   */
   private save(): void {
     if (this.closed) return;
     const containers: Record<string, ContainerSlotState> = {};
@@ -138,7 +147,30 @@ export class PodWorker {
       if (b) st.backoff = b;
       containers[name] = st;
     }
-    writePodState(this.deps.podDir, { version: 1, pod: this.pod, podIP: this.podIP, startTime: this.startTime, hostLinks: [...this.hostLinks], containers });
+    const state: PodStateFile = { version: 1, pod: this.pod, podIP: this.podIP, startTime: this.startTime, hostLinks: [...this.hostLinks], containers };
+    const { resourceVersion: _rv, managedFields: _mf, ...meta } = this.pod.metadata;
+    const key = JSON.stringify({ ...state, pod: { metadata: meta, spec: this.pod.spec } });
+    if (key === this.savedKey) return;
+    this.savedKey = key;
+    this.nextSave = state;
+    this.saving ??= this.writeSaves().finally(() => (this.saving = undefined));
+  }
+
+  private async writeSaves(): Promise<void> {
+    for (let s = this.nextSave; s !== undefined; s = this.nextSave) {
+      this.nextSave = undefined;
+      try {
+        await writePodState(this.deps.podDir, s);
+      } catch (err) {
+        this.savedKey = ''; // the next save writes again
+        if (!this.closed) this.deps.log.error({ err, pod: this.pod.metadata.name }, 'writing the pod state failed');
+      }
+    }
+  }
+
+  /** Resolves once the state last saved is on disk. */
+  persisted(): Promise<void> {
+    return this.saving ?? Promise.resolve();
   }
 
   // ---- the sync loop ----------------------------------------------------------------------------------
@@ -438,6 +470,11 @@ export class PodWorker {
       this.deps.onStatus();
     })();
     return this.terminating;
+  }
+
+  /** A sync is running: its end reports the status (onStatus), so reporting the one before it is moot. */
+  get isSyncing(): boolean {
+    return this.syncing;
   }
 
   get isTerminated(): boolean {
