@@ -348,7 +348,8 @@ export class Backend {
   /**
    * Batches of database entries in [gte, lt) as of the moment this is called: LevelDB iterators read
    * from an implicit snapshot, and every flushed batch is consistent on its own (data with the consistent
-   * index that describes it), so this is a consistent image. Buffered writes are not included.
+   * index that describes it), so this is a consistent image. Buffered writes are not included. Snapshots
+   * read the whole state with it, and physical compaction the history it removes.
    */
   async *snapshotBatches(gte: Buffer, lt: Buffer): AsyncGenerator<[Buffer, Buffer][]> {
     const it = this.db.iterator({ gte, lt });

@@ -27,12 +27,19 @@ const YOUNG_LIMIT_BYTES = 8 * 1024 * 1024;
 type MinorGc = () => void;
 let minorGc: MinorGc | undefined;
 
-/** V8's gc() asked for a scavenge only; exposed once, on first use (the flag applies to new contexts). */
+/**
+ * V8's gc() asked for a scavenge only; exposed once, on first use (the flag applies to contexts created
+ * after it). A runtime without it leaves the collection to V8, as before.
+ */
 function scavenger(): MinorGc {
   if (!minorGc) {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as (o: { type: 'minor' }) => void;
-    minorGc = () => gc({ type: 'minor' });
+    try {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as (o: { type: 'minor' }) => void;
+      minorGc = () => gc({ type: 'minor' });
+    } catch {
+      minorGc = () => undefined;
+    }
   }
   return minorGc;
 }
