@@ -6,6 +6,7 @@ import type { MemberInfo } from './store-api.js';
 import type { MemberCore } from './member-core.js';
 import type { Proposals } from './proposals.js';
 import type { KvStore } from '../../kv/kv-store.js';
+import type { RequestOp, TxnRequest } from '../../kv/types.js';
 import { decodeConfChange } from '../../raft/types.js';
 import { EtcdError, etcdError } from '../../kv/errors.js';
 import { decodeConfChangeContext, decodeRequest } from './requests.js';
@@ -16,6 +17,19 @@ type MemberRequest = Extract<InternalRequest, { t: 'memberAttr' | 'memberUpdate'
 
 function isMemberRequest(r: InternalRequest): r is MemberRequest {
   return r.t === 'memberAttr' || r.t === 'memberUpdate';
+}
+
+/** `req` with no delete asking for prev_kv (nested txns included): only the response differs. */
+function withoutDeletePrevKvs(req: TxnRequest): TxnRequest {
+  const strip = (ops: readonly RequestOp[] | undefined): RequestOp[] | undefined =>
+    ops?.map((op) => {
+      if ('requestDeleteRange' in op && op.requestDeleteRange.prevKv) return { requestDeleteRange: { ...op.requestDeleteRange, prevKv: false } };
+      if ('requestTxn' in op) return { requestTxn: withoutDeletePrevKvs(op.requestTxn) };
+      return op;
+    });
+  const success = strip(req.success);
+  const failure = strip(req.failure);
+  return { ...req, ...(success ? { success } : {}), ...(failure ? { failure } : {}) };
 }
 
 export interface ApplierHooks {
@@ -81,7 +95,7 @@ export class Applier {
 
   private async applyWaiting(e: Entry, r: InternalRequest, already: boolean): Promise<void> {
     try {
-      const result = already ? (isMemberRequest(r) ? this.applyMemberRequest(r) : undefined) : await this.applyRequest(r, e.index);
+      const result = already ? (isMemberRequest(r) ? this.applyMemberRequest(r) : undefined) : await this.applyRequest(r, e.index, this.proposals.isWaiting(r.id));
       this.proposals.settle(r.id, undefined, result);
     } catch (err) {
       this.applyFailed(e, r, already, err);
@@ -95,15 +109,20 @@ export class Applier {
     this.proposals.settle(r.id, err, undefined);
   }
 
-  private async applyRequest(r: InternalRequest, index: number): Promise<unknown> {
+  /**
+   * `answered`: whether a client here waits for the result. Where none does, a delete's prevKvs are not
+   * gathered: on the other members, a delete of half a million keys with prev_kv copied every old value
+   * into a response that nobody would read, all of it alive until the delete ended.
+   */
+  private async applyRequest(r: InternalRequest, index: number, answered: boolean): Promise<unknown> {
     const kv = this.c.kv;
     switch (r.t) {
       case 'put':
         return kv.put(r.req, index);
       case 'deleteRange':
-        return kv.deleteRange(r.req, index);
+        return kv.deleteRange(answered || !r.req.prevKv ? r.req : { ...r.req, prevKv: false }, index);
       case 'txn':
-        return kv.txn(r.req, index);
+        return kv.txn(answered ? r.req : withoutDeletePrevKvs(r.req), index);
       case 'compact': {
         const { done } = kv.compact(r.revision, index);
         return { revision: kv.currentRev, done };
@@ -138,7 +157,7 @@ export class Applier {
       }
       case 'asUser':
         this.hooks.auth?.check(r);
-        return this.applyRequest(r.req, index);
+        return this.applyRequest(r.req, index, answered);
     }
   }
 

@@ -76,6 +76,11 @@ export class Proposals {
     });
   }
 
+  /** Whether a client of this member waits for proposal `id`. */
+  isWaiting(id: string): boolean {
+    return this.waiters.has(id);
+  }
+
   /** Settles the proposal `id` with its applied result or its error (a no-op if nobody waits here). */
   settle(id: string, err: unknown, result: unknown): void {
     const w = this.take(id);
