@@ -79,7 +79,7 @@ export async function admit(ctx: EdgeContext, md: Metadata, learnerOk: boolean):
   await admitCall(ctx, requiresLeader(md), learnerOk);
 }
 
-async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: boolean): Promise<void> {
+export async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: boolean): Promise<void> {
   if (!learnerOk && ctx.guard.isLearner) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
   if (needsLeader) await ctx.guard.requireLeader();
 }
@@ -98,18 +98,18 @@ export function tokenOf(get: (key: string) => string | undefined): string | unde
   return get('token') ?? get('authorization');
 }
 
-function metadataToken(md: Metadata): string | undefined {
+export function metadataToken(md: Metadata): string | undefined {
   return tokenOf((k) => {
     const v = md.get(k)[0];
     return typeof v === 'string' ? v : undefined;
   });
 }
 
-function headersToken(headers: IncomingHttpHeaders): string | undefined {
+export function headersToken(headers: IncomingHttpHeaders): string | undefined {
   return tokenOf((k) => first(headers[k]));
 }
 
-function whoFor(ctx: EdgeContext, token: string | undefined): Who {
+export function whoFor(ctx: EdgeContext, token: string | undefined): Who {
   return () => (token === undefined || !ctx.store.auth ? NO_CALLER : ctx.store.auth.who(token));
 }
 
