@@ -60,6 +60,12 @@ function statusError(res: ServerResponse, s: WireStatus): void {
   res.end(body);
 }
 
+/** grpc-gateway v1's error chunk on a stream. */
+function streamErrorChunk(s: WireStatus): unknown {
+  const http = httpStatusOf(s.code);
+  return { error: { grpc_code: s.code, http_code: http, message: s.details, http_status: HTTP_STATUS_TEXT[http] ?? '' } };
+}
+
 /** Go's encoding/json message for a body JSON.parse refused, as near as it can be told. */
 function goJsonError(text: string, e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
@@ -148,7 +154,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
   const resolved = new Map<string, Resolved>();
   for (const [path, route] of GATEWAY_ROUTES) {
     const method = opts.methods.get(`${route.service}/${route.method}`);
-    if (!method || !(route.stream ? method.bidi : method.unary)) throw new Error(`gateway: no handler for ${route.service}.${route.method}`);
+    if (!method || !(route.stream === 'bidi' ? method.bidi : route.stream === 'server' ? method.serverStream : method.unary)) throw new Error(`gateway: no handler for ${route.service}.${route.method}`);
     resolved.set(path, {
       route,
       method,
@@ -162,10 +168,8 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
     return jsonFromEncoded(r.resType, buf);
   };
 
-  /** Reads the whole body (bounded), then runs the call. */
-  const serveUnary = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
-    const core = r.method.unary;
-    if (!core) return;
+  /** Reads the whole body (bounded) and decodes it; a body that does not decode is answered here. */
+  const readRequest = (r: Resolved, req: IncomingMessage, res: ServerResponse, then: (call: unknown) => void): void => {
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
@@ -183,7 +187,6 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
     });
     req.on('end', () => {
       if (refused) return;
-      const t = core.track();
       let call: unknown;
       try {
         const text = Buffer.concat(chunks).toString('utf8');
@@ -193,6 +196,15 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
         if (!s) throw e;
         return statusError(res, s);
       }
+      then(call);
+    });
+  };
+
+  const serveUnary = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
+    const core = r.method.unary;
+    if (!core) return;
+    readRequest(r, req, res, (call) => {
+      const t = core.track();
       t.received();
       core.run(call, forwardedMetadata(req.headers)).then(
         (out) => {
@@ -210,6 +222,53 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
           statusError(res, s);
         },
       );
+    });
+  };
+
+  /**
+   * A server stream (Snapshot): one request, then a `{"result":…}` line per response, each written when the
+   * client has taken the one before. An error before the first response sets the HTTP status, as
+   * grpc-gateway's headers are not out yet then.
+   */
+  const serveServerStream = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
+    const core = r.method.serverStream;
+    if (!core) return;
+    readRequest(r, req, res, (request) => {
+      if (res.destroyed) return;
+      let ended = false;
+      const call = core.open(
+        request,
+        {
+          write: (msg) => {
+            if (ended) return true;
+            if (!res.headersSent) {
+              res.statusCode = 200;
+              res.setHeader('Content-Type', 'application/json');
+              res.setHeader('Grpc-Metadata-Content-Type', 'application/grpc');
+            }
+            return res.write(JSON.stringify({ result: toJson(r, msg) }) + '\n');
+          },
+          onRoom: (f) => void res.once('drain', f),
+          end: (s) => {
+            if (ended) return;
+            ended = true;
+            if (s.code !== 0) {
+              if (!res.headersSent) {
+                res.statusCode = httpStatusOf(s.code);
+                res.setHeader('Content-Type', 'application/json');
+              }
+              res.write(JSON.stringify(streamErrorChunk(s)) + '\n');
+            }
+            res.end();
+          },
+        },
+        forwardedMetadata(req.headers),
+      );
+      res.on('close', () => {
+        if (ended) return;
+        ended = true;
+        call.cancel();
+      });
     });
   };
 
@@ -253,10 +312,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
         end: (s) => {
           if (ended) return;
           // grpc-gateway v1's stream error chunk.
-          if (s.code !== 0) {
-            const http = httpStatusOf(s.code);
-            line({ error: { grpc_code: s.code, http_code: http, message: s.details, http_status: HTTP_STATUS_TEXT[http] ?? '' } });
-          }
+          if (s.code !== 0) line(streamErrorChunk(s));
           finish();
           res.end();
         },
@@ -307,7 +363,8 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
       plainError(res, 405, 'Method Not Allowed');
       return true;
     }
-    if (r.route.stream) serveStream(r, req, res);
+    if (r.route.stream === 'bidi') serveStream(r, req, res);
+    else if (r.route.stream === 'server') serveServerStream(r, req, res);
     else serveUnary(r, req, res);
     return true;
   };

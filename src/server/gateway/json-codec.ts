@@ -83,7 +83,8 @@ function scalarFromJson(f: protobuf.Field, v: unknown): unknown {
 
 function objectFromJson(type: protobuf.Type, json: unknown): Record<string, unknown> {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new JsonBodyError(`json: cannot unmarshal ${describe(json)} into Go value of type ${type.fullName.replace(/^\./, '')}`);
+    // jsonpb reads every message into a map of raw fields first, and so names that map.
+    throw new JsonBodyError(`json: cannot unmarshal ${describe(json)} into Go value of type map[string]json.RawMessage`);
   }
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(json)) {

@@ -8,11 +8,14 @@ export interface GatewayRoute {
   /** Message names in etcdserverpb. */
   readonly request: string;
   readonly response: string;
-  /** A bidi stream: newline-delimited JSON requests in the body, `{"result":…}` objects out. */
-  readonly stream?: boolean;
+  /**
+   * 'bidi': newline-delimited JSON requests in the body, `{"result":…}` objects out; 'server': one request,
+   * `{"result":…}` objects out.
+   */
+  readonly stream?: 'bidi' | 'server';
 }
 
-const r = (service: EtcdServiceName, method: string, request: string, response: string, stream = false): GatewayRoute => ({
+const r = (service: EtcdServiceName, method: string, request: string, response: string, stream?: 'bidi' | 'server'): GatewayRoute => ({
   service,
   method,
   request,
@@ -29,11 +32,11 @@ export const GATEWAY_ROUTES: ReadonlyMap<string, GatewayRoute> = new Map([
   ['/kv/deleterange', r('KV', 'DeleteRange', 'DeleteRangeRequest', 'DeleteRangeResponse')],
   ['/kv/txn', r('KV', 'Txn', 'TxnRequest', 'TxnResponse')],
   ['/kv/compaction', r('KV', 'Compact', 'CompactionRequest', 'CompactionResponse')],
-  ['/watch', r('Watch', 'Watch', 'WatchRequest', 'WatchResponse', true)],
+  ['/watch', r('Watch', 'Watch', 'WatchRequest', 'WatchResponse', 'bidi')],
   ['/lease/grant', r('Lease', 'LeaseGrant', 'LeaseGrantRequest', 'LeaseGrantResponse')],
   ['/lease/revoke', r('Lease', 'LeaseRevoke', 'LeaseRevokeRequest', 'LeaseRevokeResponse')],
   ['/kv/lease/revoke', r('Lease', 'LeaseRevoke', 'LeaseRevokeRequest', 'LeaseRevokeResponse')],
-  ['/lease/keepalive', r('Lease', 'LeaseKeepAlive', 'LeaseKeepAliveRequest', 'LeaseKeepAliveResponse', true)],
+  ['/lease/keepalive', r('Lease', 'LeaseKeepAlive', 'LeaseKeepAliveRequest', 'LeaseKeepAliveResponse', 'bidi')],
   ['/lease/timetolive', r('Lease', 'LeaseTimeToLive', 'LeaseTimeToLiveRequest', 'LeaseTimeToLiveResponse')],
   ['/kv/lease/timetolive', r('Lease', 'LeaseTimeToLive', 'LeaseTimeToLiveRequest', 'LeaseTimeToLiveResponse')],
   ['/lease/leases', r('Lease', 'LeaseLeases', 'LeaseLeasesRequest', 'LeaseLeasesResponse')],
@@ -46,7 +49,9 @@ export const GATEWAY_ROUTES: ReadonlyMap<string, GatewayRoute> = new Map([
   ['/maintenance/alarm', r('Maintenance', 'Alarm', 'AlarmRequest', 'AlarmResponse')],
   ['/maintenance/status', r('Maintenance', 'Status', 'StatusRequest', 'StatusResponse')],
   ['/maintenance/defragment', r('Maintenance', 'Defragment', 'DefragmentRequest', 'DefragmentResponse')],
+  // HashKV's option names the same path as Hash; etcd 3.4's gateway answers it with Hash.
   ['/maintenance/hash', r('Maintenance', 'Hash', 'HashRequest', 'HashResponse')],
+  ['/maintenance/snapshot', r('Maintenance', 'Snapshot', 'SnapshotRequest', 'SnapshotResponse', 'server')],
   ['/maintenance/transfer-leadership', r('Maintenance', 'MoveLeader', 'MoveLeaderRequest', 'MoveLeaderResponse')],
   ['/auth/enable', auth('AuthEnable', 'Enable')],
   ['/auth/disable', auth('AuthDisable', 'Disable')],

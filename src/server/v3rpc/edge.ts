@@ -80,7 +80,7 @@ export async function admit(ctx: EdgeContext, md: Metadata, learnerOk: boolean):
   await admitCall(ctx, requiresLeader(md), learnerOk);
 }
 
-async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: boolean): Promise<void> {
+export async function admitCall(ctx: EdgeContext, needsLeader: boolean, learnerOk: boolean): Promise<void> {
   if (!learnerOk && ctx.guard.isLearner) throw etcdError('NOT_SUPPORTED_FOR_LEARNER');
   if (needsLeader) await ctx.guard.requireLeader();
 }
@@ -101,12 +101,12 @@ export function tokenOf(get: (key: string) => string | undefined): string | unde
 }
 
 /** What a call says of its caller: its token, and its client certificate's name. */
-interface Credentials {
+export interface Credentials {
   readonly token: string | undefined;
   readonly peerName: string | undefined;
 }
 
-function metadataCredentials(md: Metadata): Credentials {
+export function metadataCredentials(md: Metadata): Credentials {
   const get = (k: string): string | undefined => {
     const v = md.get(k)[0];
     return typeof v === 'string' ? v : undefined;
@@ -114,17 +114,12 @@ function metadataCredentials(md: Metadata): Credentials {
   return { token: tokenOf(get), peerName: peerNameOfHeader(get(PEER_NAME_HEADER)) };
 }
 
-function headersCredentials(headers: IncomingHttpHeaders): Credentials {
+export function headersCredentials(headers: IncomingHttpHeaders): Credentials {
   return { token: tokenOf((k) => first(headers[k])), peerName: peerNameOfHeaders(headers) };
 }
 
-function whoFor(ctx: EdgeContext, c: Credentials): Who {
+export function whoFor(ctx: EdgeContext, c: Credentials): Who {
   return () => ((c.token === undefined && c.peerName === undefined) || !ctx.store.auth ? NO_CALLER : ctx.store.auth.who(c.token, c.peerName));
-}
-
-/** The caller of a server-streaming call handled outside unary() (Maintenance.Snapshot). */
-export function whoOf(ctx: EdgeContext, md: Metadata): Who {
-  return whoFor(ctx, metadataCredentials(md));
 }
 
 export interface UnaryOptions<Req> {

@@ -13,6 +13,8 @@ import type { GrpcMetrics } from '../grpc/call-metrics.js';
 import type { EdgeContext, UnaryCore } from './edge.js';
 import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES, bidiCore, unaryCore } from './edge.js';
 import type { FastUnaryMethod } from '../grpc/fast-unary.js';
+import { serverStreamCore } from './server-stream.js';
+import type { ServerStreamCore } from './server-stream.js';
 import type { FastStreamMethod } from '../grpc/front.js';
 import { assertGrpcJsVersion } from '../grpc/grpc-js-internals.js';
 import { LeaderGuard } from './leader-guard.js';
@@ -59,6 +61,7 @@ export interface EtcdMethod {
   readonly serialize: (res: unknown) => Buffer;
   readonly unary?: UnaryCore;
   readonly bidi?: BidiCore;
+  readonly serverStream?: ServerStreamCore;
 }
 
 /**
@@ -125,11 +128,13 @@ export function createEtcdGrpc(opts: EtcdGrpcOptions): EtcdGrpc {
     for (const [method, m] of Object.entries(def)) {
       const unaryMethod = unaryCore(impl[method]);
       const bidiMethod = bidiCore(impl[method]);
+      const streamMethod = serverStreamCore(impl[method]);
       methods.set(`${name}/${method}`, {
         deserialize: (buf) => m.requestDeserialize(buf),
         serialize: (res) => m.responseSerialize(res),
         ...(unaryMethod ? { unary: unaryMethod } : {}),
         ...(bidiMethod ? { bidi: bidiMethod } : {}),
+        ...(streamMethod ? { serverStream: streamMethod } : {}),
       });
     }
   }

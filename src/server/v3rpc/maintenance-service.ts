@@ -4,13 +4,11 @@
 // `.part` file, and `snapshot status` and `snapshot restore` open the file with bbolt. (bbolt files are
 // whole pages; zero padding up to a multiple of 512 is there only for a store that streams otherwise.)
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
-import { status as Status } from '@grpc/grpc-js';
-import type { ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { handleServerStreamingCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { AlarmType } from '../member/store-api.js';
 import type { EdgeContext } from './edge.js';
-import { CallTracker, MethodCounters } from '../grpc/call-metrics.js';
-import { ETCD_PACKAGE, admit, statusError, toStatus, unary, whoOf } from './edge.js';
+import { ETCD_PACKAGE, unary } from './edge.js';
+import { serverStream } from './server-stream.js';
 import type { Long } from './etcd-wire.js';
 import { currentHeader, num } from './etcd-wire.js';
 
@@ -40,7 +38,6 @@ function alarmType(v: string | number): AlarmType {
 
 export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementation {
   const { store } = ctx;
-  const snapshotCounters = new MethodCounters(ctx.metrics, 'server_stream', SERVICE, 'Snapshot');
   return {
     Alarm: unary<WireAlarmRequest, object>(
       ctx,
@@ -96,7 +93,7 @@ export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementati
       await store.moveLeader(req.targetID);
       return { header: currentHeader(store) };
     }),
-    Snapshot: (call: ServerWritableStream<object, object>) => snapshot(ctx, snapshotCounters, call),
+    Snapshot: snapshot(ctx),
   };
 }
 
@@ -105,34 +102,22 @@ export function maintenanceService(ctx: EdgeContext): UntypedServiceImplementati
  * what is known to be left — the rest of the chunk in hand, the next chunk, and the hash — exact once
  * the store's last chunk is in hand (padding included), and 0 on the final message.
  */
-function snapshot(ctx: EdgeContext, counters: MethodCounters, call: ServerWritableStream<object, object>): void {
-  const t = new CallTracker(counters);
-  t.received();
-  let cancelled = false;
-  call.on('cancelled', () => {
-    cancelled = true;
-    t.done(Status.CANCELLED);
-  });
-  const send = async (blob: Buffer, remaining: number): Promise<void> => {
+function snapshot(ctx: EdgeContext): handleServerStreamingCall<object, object> {
+  return serverStream<object, object>(ctx, SERVICE, 'Snapshot', async (_req, sink, who) => {
+    await ctx.store.auth?.checkMaintenance(who);
     // No header: etcd's SnapshotResponse messages carry only remaining_bytes and blob.
-    const ok = call.write({ remainingBytes: remaining, blob });
-    t.sent();
-    if (!ok) await once(call, 'drain');
-  };
-  const sendPieces = async (chunk: Buffer, after: number): Promise<void> => {
-    for (let off = 0; off < chunk.length && !cancelled; off += SNAPSHOT_CHUNK) {
-      const end = Math.min(off + SNAPSHOT_CHUNK, chunk.length);
-      await send(chunk.subarray(off, end), chunk.length - end + after);
-    }
-  };
-  const run = async (): Promise<void> => {
-    await admit(ctx, call.metadata, false);
-    await ctx.store.auth?.checkMaintenance(whoOf(ctx, call.metadata));
+    const send = (blob: Buffer, remaining: number): Promise<void> => sink.send({ remainingBytes: remaining, blob });
+    const sendPieces = async (chunk: Buffer, after: number): Promise<void> => {
+      for (let off = 0; off < chunk.length && !sink.cancelled; off += SNAPSHOT_CHUNK) {
+        const end = Math.min(off + SNAPSHOT_CHUNK, chunk.length);
+        await send(chunk.subarray(off, end), chunk.length - end + after);
+      }
+    };
     const sha = createHash('sha256');
     let inHand: Buffer | undefined;
     let total = 0;
     for await (const c of ctx.store.snapshot()) {
-      if (cancelled) return;
+      if (sink.cancelled) return;
       const next = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
       sha.update(next);
       total += next.length;
@@ -143,19 +128,6 @@ function snapshot(ctx: EdgeContext, counters: MethodCounters, call: ServerWritab
     sha.update(padding);
     const last = inHand ? Buffer.concat([inHand, padding]) : padding;
     await sendPieces(last, SHA256_BYTES);
-    if (!cancelled) await send(sha.digest(), 0);
-  };
-  run().then(
-    () => {
-      if (cancelled) return;
-      t.done(Status.OK);
-      call.end();
-    },
-    (e: unknown) => {
-      if (cancelled) return;
-      const s = toStatus(e, ctx.log);
-      t.done(s.code);
-      call.emit('error', statusError(s));
-    },
-  );
+    if (!sink.cancelled) await send(sha.digest(), 0);
+  });
 }
