@@ -12,7 +12,7 @@ import { etcdctl } from '../../src/harness/etcdctl.js';
 import { startBoth } from '../../src/harness/store-cluster.js';
 import type { StoreCluster } from '../../src/harness/store-cluster.js';
 import { suiteClusters } from '../helpers/suite-clusters.js';
-import { etcdCall, etcdGet } from '../helpers/etcd-call.js';
+import { etcdCall, etcdGet, setUpRootAndAlice } from '../helpers/etcd-call.js';
 
 describe('JWT auth tokens, as etcd 3.4 issues and checks them', () => {
   const dir = mkdtempSync(join(tmpdir(), 'setpoint-jwt-e2e-'));
@@ -44,21 +44,7 @@ describe('JWT auth tokens, as etcd 3.4 issues and checks them', () => {
     }));
     clusters.track(etcd);
     clusters.track(setpoint);
-    await both(async (c) => {
-      for (const args of [
-        ['user', 'add', 'root', '--new-user-password=rootpw', '--interactive=false'],
-        ['user', 'grant-role', 'root', 'root'],
-        ['user', 'add', 'alice', '--new-user-password=alicepw', '--interactive=false'],
-        ['role', 'add', 'reader'],
-        ['role', 'grant-permission', 'reader', 'read', 'k'],
-        ['user', 'grant-role', 'alice', 'reader'],
-        ['put', 'k', 'v'],
-        ['auth', 'enable'],
-      ]) {
-        const r = await ctl(c, args);
-        if (r.code !== 0) throw new Error(`etcdctl ${args.join(' ')} on ${c.program}: ${r.stderr}`);
-      }
-    });
+    await both((c) => setUpRootAndAlice(c));
   }, 90_000);
 
   afterAll(() => {
