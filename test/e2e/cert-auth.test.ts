@@ -15,7 +15,7 @@ import { issueCert, makeCa } from '../../src/harness/tls-files.js';
 import type { TlsFiles } from '../../src/harness/tls-files.js';
 import { PEER_NAME_HEADER } from '../../src/server/grpc/peer-name.js';
 import { suiteClusters } from '../helpers/suite-clusters.js';
-import { etcdCall, etcdGet } from '../helpers/etcd-call.js';
+import { etcdCall, etcdGet, setUpRootAndAlice } from '../helpers/etcd-call.js';
 
 /** A Range of one key with `cert` (KV is served on the client port's own HTTP/2 server). */
 const grpcGet = (url: string, cert: TlsFiles, key: string, metadata: Record<string, string> = {}): Promise<string> => etcdGet(url, key, { tls: cert, metadata });
@@ -70,19 +70,7 @@ describe('--client-cert-auth: the certificate CN is the user, as etcd 3.4 takes 
     ({ etcd, setpoint } = await startBoth({ names: ['a'], tls: member, clientTls: client, token: 'certauth', label: 'setpoint-certauth-', env: { NODE_NO_WARNINGS: '1' } }));
     clusters.track(etcd);
     clusters.track(setpoint);
-    for (const c of [etcd, setpoint]) {
-      for (const args of [
-        ['user', 'add', 'root', '--new-user-password=rootpw', '--interactive=false'],
-        ['user', 'grant-role', 'root', 'root'],
-        ['user', 'add', 'alice', '--new-user-password=alicepw', '--interactive=false'],
-        ['role', 'add', 'reader'],
-        ['role', 'grant-permission', 'reader', 'read', 'k'],
-        ['user', 'grant-role', 'alice', 'reader'],
-        ['put', 'k', 'v'],
-        ['auth', 'enable'],
-      ])
-        await ctl(c, client, args);
-    }
+    for (const c of [etcd, setpoint]) await setUpRootAndAlice(c, client);
   }, 90_000);
 
   afterAll(() => {

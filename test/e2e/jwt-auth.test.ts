@@ -12,7 +12,7 @@ import { etcdctl } from '../../src/harness/etcdctl.js';
 import { startBoth } from '../../src/harness/store-cluster.js';
 import type { StoreCluster } from '../../src/harness/store-cluster.js';
 import { suiteClusters } from '../helpers/suite-clusters.js';
-import { etcdCall, etcdGet } from '../helpers/etcd-call.js';
+import { etcdCall, etcdGet, setUpRootAndAlice } from '../helpers/etcd-call.js';
 
 describe('JWT auth tokens, as etcd 3.4 issues and checks them', () => {
   const dir = mkdtempSync(join(tmpdir(), 'setpoint-jwt-e2e-'));
@@ -44,21 +44,7 @@ describe('JWT auth tokens, as etcd 3.4 issues and checks them', () => {
     }));
     clusters.track(etcd);
     clusters.track(setpoint);
-    await both(async (c) => {
-      for (const args of [
-        ['user', 'add', 'root', '--new-user-password=rootpw', '--interactive=false'],
-        ['user', 'grant-role', 'root', 'root'],
-        ['user', 'add', 'alice', '--new-user-password=alicepw', '--interactive=false'],
-        ['role', 'add', 'reader'],
-        ['role', 'grant-permission', 'reader', 'read', 'k'],
-        ['user', 'grant-role', 'alice', 'reader'],
-        ['put', 'k', 'v'],
-        ['auth', 'enable'],
-      ]) {
-        const r = await ctl(c, args);
-        if (r.code !== 0) throw new Error(`etcdctl ${args.join(' ')} on ${c.program}: ${r.stderr}`);
-      }
-    });
+    await both((c) => setUpRootAndAlice(c));
   }, 90_000);
 
   afterAll(() => {
@@ -99,11 +85,38 @@ describe('JWT auth tokens, as etcd 3.4 issues and checks them', () => {
       const before = await get(b, old);
       const r = await ctl(c, ['--user', 'root:rootpw', 'role', 'add', 'other']);
       if (r.code !== 0) throw new Error(r.stderr);
-      return { before, after: await get(b, old), fresh: await get(b, await token(b, 'alice', 'alicepw')) };
+      const fresh = await token(b, 'alice', 'alicepw');
+      // A write is checked as it applies: the old revision first, then the permission (alice only reads k).
+      const put = async (t: string): Promise<unknown> => {
+        const res = await etcdCall(b, 'KV', 'Put', { key: Buffer.from('k'), value: Buffer.from('w') }, { metadata: { token: t } });
+        return typeof res === 'string' ? res : 'OK';
+      };
+      return { before, after: await get(b, old), putOld: await put(old), fresh: await get(b, fresh), putFresh: await put(fresh) };
     });
-    expect(e).toEqual({ before: 'v', after: '3 etcdserver: revision of auth store is old', fresh: 'v' });
+    expect(e).toEqual({
+      before: 'v',
+      after: '3 etcdserver: revision of auth store is old',
+      putOld: '3 etcdserver: revision of auth store is old',
+      fresh: 'v',
+      putFresh: '7 etcdserver: permission denied',
+    });
     expect(s).toEqual(e);
   });
+
+  it('keeps a token good across a restart of the member that issued it and of the one asked', async () => {
+    const [e, s] = await both(async (c) => {
+      const [a, b] = c.endpoints() as [string, string, string];
+      const t = await token(a, 'alice', 'alicepw');
+      for (const n of ['a', 'b']) {
+        await c.stop(n);
+        // A leader known (the harness's linearizable read needs a token now).
+        await c.restart(n, { wait: 'leader' });
+      }
+      return get(c.endpoints()[1] as string, t).then((v) => ({ sameUrl: c.endpoints()[1] === b, v }));
+    });
+    expect(e).toEqual({ sameUrl: true, v: 'v' });
+    expect(s).toEqual(e);
+  }, 90_000);
 
   it('refuses a token of another key, and a token that is none', async () => {
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
