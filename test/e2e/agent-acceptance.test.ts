@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/client/kube-object.js';
 import { ResourceClient } from '../../src/client/resource-client.js';
 import { NODES, PODS } from '../../src/client/resource-types.js';
-import { pause, waitFor } from '../../src/harness/wait.js';
+import { waitFor } from '../../src/harness/wait.js';
 import { spawnKubectl } from '../apiserver/helpers/kubectl-runner.js';
 import { AgentStack, containerGroups } from './helpers/agent-stack.js';
+import { answeringLoop } from './helpers/answering-loop.js';
 
 interface CStatus {
   name: string;
@@ -243,23 +244,14 @@ describe('the node agent on the whole stack, driven with kubectl', () => {
     const old = await liveHelloPods();
 
     // The client loop: every pod address the API lists, asked at each check.
-    const answering: number[] = [];
-    let stop = false;
-    const loop = (async () => {
-      while (!stop) {
-        const ips = (await helloPods()).map((p) => p.status?.podIP).filter((ip): ip is string => ip !== undefined && ip !== '');
-        const got = await Promise.all(ips.map((ip) => answer(ip)));
-        answering.push(got.filter((g) => g !== undefined).length);
-        await pause(100);
-      }
-    })();
+    const loop = answeringLoop(async () => (await helloPods()).map((p) => p.status?.podIP ?? ''), answer);
+    let answering: number[];
     try {
       expect((await s.kubectl('set', 'env', 'deployment/hello', 'VERSION=2')).stdout).toContain('deployment.apps/hello env updated');
       const r = await s.kubectl('rollout', 'status', 'deployment/hello', '--timeout=120s');
       expect(r.stdout, r.stderr).toContain('deployment "hello" successfully rolled out');
     } finally {
-      stop = true;
-      await loop;
+      answering = await loop.stop();
     }
     console.log(`rolling update: ${answering.length} checks, pods answering per check min ${Math.min(...answering)} max ${Math.max(...answering)}`);
     expect(answering.length).toBeGreaterThan(10);

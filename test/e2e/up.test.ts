@@ -1,6 +1,7 @@
 // `setpoint up` (what `npm start` runs) end to end, as a newcomer meets it: the built command as a real
 // process on free ports, its printed instructions, kubectl on the kubeconfig it writes: three Ready nodes,
-// the example Deployment's pods answering HTTP on their pod addresses, scaled to 5 and back to 3. Ctrl-C
+// the example Deployment's pods answering HTTP on their pod addresses, scaled to 5 and back to 3, rolled out
+// with `kubectl set env` while a client loop finds at least 3 of them answering at every check. Ctrl-C
 // (SIGINT) leaves no process behind (nothing whose command line or environment names the data dir), and a
 // second start on the same data dir keeps the Deployment and runs its pods again.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { ManagedProcess } from '../../src/harness/managed-process.js';
 import { setpointMain } from '../../src/harness/setpoint-main.js';
 import { waitFor } from '../../src/harness/wait.js';
 import { runKubectl, type KubectlResult } from '../apiserver/helpers/kubectl-runner.js';
+import { answeringLoop } from './helpers/answering-loop.js';
 
 const HELLO = fileURLToPath(new URL('../../examples/hello-deployment.yaml', import.meta.url));
 const LONG = 180_000;
@@ -98,8 +100,8 @@ describe('setpoint up, driven with kubectl', () => {
       }),
     );
 
-  /** Exactly `n` hello pods, every one Ready and answering "hello from <its name>" on its pod IP. */
-  const helloPodsAnswer = (n: number): Promise<PodView[]> => {
+  /** Exactly `n` hello pods, every one Ready and answering "<greeting> from <its name>" on its pod IP. */
+  const helloPodsAnswer = (n: number, greeting = 'hello'): Promise<PodView[]> => {
     let seen = '';
     return waitFor(
       `${n} hello pods answering HTTP on their pod IPs`,
@@ -109,7 +111,7 @@ describe('setpoint up, driven with kubectl', () => {
         if (list?.length !== n || list.some((p) => !p.ready || p.terminating)) return undefined;
         const got = await answers(list);
         seen += ` answers ${JSON.stringify(got)}`;
-        return list.every((p, i) => got[i] === `hello from ${p.name}\n`) && list;
+        return list.every((p, i) => got[i] === `${greeting} from ${p.name}\n`) && list;
       },
       { timeoutMs: LONG, intervalMs: 500, detail: () => seen },
     );
@@ -156,6 +158,25 @@ describe('setpoint up, driven with kubectl', () => {
     await helloPodsAnswer(3);
   }, 2 * LONG);
 
+  it('rolls the example out as the README does (kubectl set env, rollout status): at least 3 pods answer at every check, then the new ones say hi', async () => {
+    const old = await helloPodsAnswer(3);
+    const answer = async (ip: string): Promise<string | undefined> => (await answers([{ name: '', ip, ready: true, terminating: false }]))[0];
+    const loop = answeringLoop(async () => ((await pods()) ?? []).map((p) => p.ip), answer);
+    let answering: number[];
+    try {
+      expect((await kubectl('set', 'env', 'deployment/hello', 'GREETING=hi')).stdout).toContain('deployment.apps/hello env updated');
+      const r = await kubectl('rollout', 'status', 'deployment/hello', '--timeout=150s');
+      expect(r.stdout, r.stderr).toContain('deployment "hello" successfully rolled out');
+    } finally {
+      answering = await loop.stop();
+    }
+    console.log(`setpoint up rolling update: ${answering.length} checks, pods answering per check min ${Math.min(...answering)} max ${Math.max(...answering)}`);
+    expect(answering.length).toBeGreaterThan(10);
+    expect(Math.min(...answering), answering.join(',')).toBeGreaterThanOrEqual(3);
+    const fresh = await helloPodsAnswer(3, 'hi');
+    expect(fresh.some((p) => old.some((o) => o.name === p.name))).toBe(false);
+  }, 2 * LONG);
+
   it('stops everything on SIGINT: no process left, the pods no longer answer', async () => {
     const before = (await pods()) ?? [];
     stopped = before.map((p) => p.name).sort();
@@ -176,7 +197,7 @@ describe('setpoint up, driven with kubectl', () => {
     await nodesReady();
     const d = await kubectl('get', 'deployment', 'hello', '-o', 'jsonpath={.spec.replicas}');
     expect(d.stdout).toBe('3');
-    const again = await helloPodsAnswer(3);
+    const again = await helloPodsAnswer(3, 'hi');
     // The same pods, run again by their nodes' agents (as a kubelet does after a reboot), not new ones.
     expect(again.map((p) => p.name).sort()).toEqual(stopped);
   }, 2 * LONG);
