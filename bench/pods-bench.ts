@@ -6,8 +6,9 @@
 // real agent's CPU and memory per running pod (its RSS and its CPU over a quiet 10 s, with every pod
 // running against none). Kubernetes' SLO: p99 ≤ 5 s; the issue's target ≤ 1 s.
 //   BENCH_PODS_STORES (setpoint,etcd), BENCH_PODS_REAL (pods per real-process run, 100; a node takes 110),
-//   BENCH_PODS_SIM (pods per simulated run, 1000), BENCH_PODS_RATES (10,100)
-import { mkdtempSync, rmSync } from 'node:fs';
+//   BENCH_PODS_SIM (pods per simulated run, 1000), BENCH_PODS_RATES (10,100), BENCH_PODS_AGENT_LOG (the real
+//   agent's --log-level, warn; at debug the bench also prints the agent's queue waits and status-write times)
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCertDirCa } from '../src/apiserver/pki/cert-dir.js';
@@ -151,7 +152,25 @@ async function clear(pods: ResourceClient<Obj>, prefix: string): Promise<void> {
   await waitFor(`pods of ${prefix} gone`, async () => (await pods.listAll(NS, { labelSelector: `bench=${prefix}` })).items.length === 0, { timeoutMs: 300_000, intervalMs: 500 });
 }
 
-async function runStore(program: StoreProgram): Promise<{ rows: Row[]; perPod: { cpuPct: number; rssMiB: number; pods: number } }> {
+/** With BENCH_PODS_AGENT_LOG=debug: the real agent's queue waits and status writes from its log, p50/p99 (ms). */
+function agentTimings(logFile: string): string | undefined {
+  if (AGENT_LOG !== 'debug' && AGENT_LOG !== 'trace') return undefined;
+  const waits: number[] = [];
+  const writes: number[] = [];
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.includes('"pod sync dequeued"') && !line.includes('"pod status written"')) continue;
+    const j = JSON.parse(line) as { msg: string; waitedMs?: number; ms?: number };
+    if (j.msg === 'pod sync dequeued') waits.push(j.waitedMs ?? 0);
+    else writes.push(j.ms ?? 0);
+  }
+  const pq = (a: number[]): string => {
+    const s = [...a].sort((x, y) => x - y);
+    return `${quantile(s, 0.5).toFixed(0)} / ${quantile(s, 0.99).toFixed(0)}`;
+  };
+  return `the agent's queue wait p50 / p99 ${pq(waits)} ms (${waits.length} syncs); its status writes p50 / p99 ${pq(writes)} ms (${writes.length} writes)`;
+}
+
+async function runStore(program: StoreProgram): Promise<{ rows: Row[]; perPod: { cpuPct: number; rssMiB: number; pods: number }; agent?: string | undefined }> {
   const dir = mkdtempSync(join(tmpdir(), `pods-bench-${program}-`));
   const store = await StoreCluster.start({ program, size: 3, dir: join(dir, 'store') });
   const procs: ManagedProcess[] = [];
@@ -217,7 +236,7 @@ async function runStore(program: StoreProgram): Promise<{ rows: Row[]; perPod: {
         await watching;
       }
     }
-    return { rows, perPod };
+    return { rows, perPod, agent: agentTimings(join(dir, 'agent.log')) };
   } finally {
     rest?.close();
     for (const p of procs.reverse()) await p.kill('SIGKILL');
@@ -237,7 +256,9 @@ async function main(): Promise<void> {
   for (const s of STORES) {
     const r = await runStore(s);
     all.push(...r.rows);
-    perPod.push(`${s === 'setpoint' ? "Setpoint's store" : 'etcd 3.4'}: the agent costs ${r.perPod.cpuPct.toFixed(3)} % of a core and ${r.perPod.rssMiB.toFixed(2)} MiB per running pod (${r.perPod.pods} pods, quiet 10 s)`);
+    const name = s === 'setpoint' ? "Setpoint's store" : 'etcd 3.4';
+    perPod.push(`${name}: the agent costs ${r.perPod.cpuPct.toFixed(3)} % of a core and ${r.perPod.rssMiB.toFixed(2)} MiB per running pod (${r.perPod.pods} pods, quiet 10 s)`);
+    if (r.agent) perPod.push(`${name}: ${r.agent}`);
   }
   const label = (s: StoreProgram): string => (s === 'setpoint' ? "Setpoint's store" : 'etcd 3.4');
   const ms = (x: number): string => x.toFixed(0);

@@ -1,7 +1,7 @@
 // Small state files written so a crash never leaves half of one: write a temporary file, fsync it, and
 // rename it over the old one (rename is atomic on one filesystem).
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 
 export function writeFileAtomic(path: string, data: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
@@ -15,15 +15,13 @@ export function writeFileAtomic(path: string, data: string): void {
   renameSync(tmp, path);
 }
 
-/** The same off the event loop (the fsync waits in the thread pool, not in the loop): one writer per path at a time. */
-export async function writeFileAtomicAsync(path: string, data: string): Promise<void> {
+/**
+ * The same off the event loop and without the fsync: a reader sees the old bytes or the new, also after
+ * the writer was killed (the page cache keeps what write() gave it), but a power cut may lose the last
+ * write. For state that only matters while the host stays up. One writer per path at a time.
+ */
+export async function replaceFile(path: string, data: string): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  const fh = await open(tmp, 'w', 0o600);
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  await writeFile(tmp, data, { mode: 0o600 });
   await rename(tmp, path);
 }

@@ -5,11 +5,12 @@
 // default signal handling (traps are reset at exec). Output goes through two FIFOs that the process holds
 // open read-write, so a dead agent never breaks its pipe: writes wait in the FIFO (64 KiB) until the next
 // agent reads on.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
+import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import { LogWriter } from './log-writer.js';
 import type { LogRotation } from './log-files.js';
@@ -88,6 +89,8 @@ function fifo(path: string): void {
   execFileSync('mkfifo', ['-m', '0600', path]);
 }
 
+const execFileAsync = promisify(execFile);
+
 export class ContainerProcess {
   readonly exited: Promise<ExitInfo>;
   private resolveExit!: (e: ExitInfo) => void;
@@ -134,7 +137,17 @@ export class ContainerProcess {
     };
   }
 
-  /** Starts a run. Throws when the process cannot be spawned at all. */
+  /**
+   * Makes a container's run directory and output FIFOs ahead of start() without holding the event loop
+   * (there is no mkfifo in Node: start() would run the command and wait for it, a fork per FIFO).
+   */
+  static async prepare(runDir: string, container: string): Promise<void> {
+    mkdirSync(runDir, { recursive: true });
+    const missing = ContainerProcess.paths(runDir, container, 0).fifos.filter((f) => !existsSync(f));
+    if (missing.length > 0) await execFileAsync('mkfifo', ['-m', '0600', ...missing]);
+  }
+
+  /** Starts a run (prepare() first spares it making the FIFOs). Throws when the process cannot be spawned at all. */
   static start(o: StartOptions): ContainerProcess {
     mkdirSync(o.runDir, { recursive: true });
     const { exitFile, fifos } = ContainerProcess.paths(o.runDir, o.container, o.restart);

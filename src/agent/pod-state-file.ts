@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentError } from './agent-error.js';
-import { writeFileAtomicAsync } from './atomic-file.js';
+import { replaceFile } from './atomic-file.js';
 import type { BackoffEntry } from './backoff.js';
 import type { ContainerRecord } from './container-process.js';
 import type { ContainerStateTerminated, Pod } from './pod-types.js';
@@ -30,8 +30,13 @@ export function stateFilePath(podDir: string): string {
   return join(podDir, 'state.json');
 }
 
+/**
+ * Not fsynced: the file must survive an agent that is killed (it does: write and rename), while a power cut
+ * stops the pods' processes too, so what it would save is gone anyway (a torn or missing file is a pod that
+ * is not adopted, and the API's pod is started again as its restart policy says).
+ */
 export function writePodState(podDir: string, s: PodStateFile): Promise<void> {
-  return writeFileAtomicAsync(stateFilePath(podDir), JSON.stringify(s));
+  return replaceFile(stateFilePath(podDir), JSON.stringify(s));
 }
 
 export function readPodState(podDir: string): PodStateFile | undefined {

@@ -296,6 +296,11 @@ export class PodWorker {
       if (slot.runs > 0) this.deps.backoff.forget(this.key(slot)); // it never ran: no crash loop to pace
       return this.deps.resyncMs;
     }
+    try {
+      await ContainerProcess.prepare(this.runDir(), c.name);
+    } catch (err) {
+      this.deps.log.warn({ err, pod: this.pod.metadata.name, container: c.name }, 'cannot make the output FIFOs ahead; the start makes them');
+    }
     if (this.closed || this.terminating) return 0;
     const fs = containerFilesystem(this.pod, this.deps.podDir, c, this.deps.hostMountPaths);
     for (const l of fs.hostLinks) this.hostLinks.add(l);
