@@ -49,9 +49,17 @@ export class HistoryWriter {
     }
   }
 
-  /** The companion that appends `entry`, for the write's Txn. Read just before; a racing write may drop one entry. */
+  /**
+   * The companion that appends `entry` to the history as the write read it (UpdateOptions.readWith: in the
+   * same read as the object), for the write's Txn. A racing write may drop one entry.
+   */
+  companionOf(current: StoredObject | undefined, key: string, name: string, entry: HistoryEntry): Companion {
+    return { key, value: encodeObject(appendEntry(current as HistoryDocument | undefined, name, entry)) };
+  }
+
+  /** The same, reading the history first (a create, which reads no object). */
   async companion(key: string, name: string, entry: HistoryEntry): Promise<Companion> {
-    return { key, value: encodeObject(appendEntry(await this.read(key), name, entry)) };
+    return this.companionOf(await this.read(key), key, name, entry);
   }
 
   deletion(key: string): Companion {

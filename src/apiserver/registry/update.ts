@@ -7,7 +7,7 @@ import { applyJSONPatch } from '../../api/patch/json-patch.js';
 import { applyMergePatch } from '../../api/patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../../api/patch/strategic-merge-patch.js';
 import type { ApiRequest, ApiResponse } from '../handler.js';
-import { NO_CHANGE, StorageError, type Companion, type StoredObject } from '../storage/interface.js';
+import { NO_CHANGE, StorageError, type Companion, type ReadWith, type StoredObject } from '../storage/interface.js';
 import { StatusError, statuses } from '../status.js';
 import { checkTypeMeta, decodeAs, fieldValidationOf, parseBody, parseText, warningHeader, type DecodedBody } from './body.js';
 import { fillCreateMeta } from './create.js';
@@ -79,16 +79,16 @@ export async function updateObject(
   // history entry (which depends on what this attempt saw and did) lands in the same Txn as the object.
   const companions: Companion[] = [];
   const hk = store.historyKey(namespace, name);
-  const withHistory = async (obj: StoredObject, operation: 'CREATE' | 'UPDATE'): Promise<StoredObject> => {
+  const withHistory = (obj: StoredObject, operation: 'CREATE' | 'UPDATE', readWith: ReadWith): StoredObject => {
     companions.length = 0;
-    if (!scope.dryRun) companions.push(await store.history.companion(hk, name, store.historyEntry(scope, operation, fromRv, true)));
+    if (!scope.dryRun) companions.push(store.history.companionOf(readWith.get(hk), hk, name, store.historyEntry(scope, operation, fromRv, true)));
     return obj;
   };
   try {
     const result = await store.storage.guaranteedUpdate(
       key,
-      { allowCreate: opts.allowCreate, dryRun: scope.dryRun, guards, companions, ...(store.strategy.ttl ? { ttlSeconds: store.ctx.eventTtlSeconds } : {}) },
-      async (stored) => {
+      { allowCreate: opts.allowCreate, dryRun: scope.dryRun, guards, companions, readWith: scope.dryRun ? [] : [hk], ...(store.strategy.ttl ? { ttlSeconds: store.ctx.eventTtlSeconds } : {}) },
+      async (stored, readWith) => {
         scope.records.length = 0;
         fromRv = '';
         const current = stored === undefined ? undefined : store.present(stored);
@@ -99,7 +99,7 @@ export async function updateObject(
           fillCreateMeta(store, obj, namespace);
           if (obj.metadata.name !== name) throw new StatusError(statuses.badRequest('the name of the object does not match the name on the URL'));
           const admitted = await admitAndValidate(store, scope, 'CREATE', obj, undefined);
-          return withHistory(store.toStored(opts.apply ? admitted : (store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, opts.manager) as StoredObject)), 'CREATE');
+          return withHistory(store.toStored(opts.apply ? admitted : (store.fieldManager(scope.subresource).update(undefined, admitted as JSONObject, opts.manager) as StoredObject)), 'CREATE', readWith);
         }
         if (current === undefined) throw new StatusError(statuses.notFound(store.groupResource, name));
         fromRv = current.metadata.resourceVersion ?? '';
@@ -115,7 +115,7 @@ export async function updateObject(
         const managed = opts.apply ? admitted : (store.fieldManager(scope.subresource).update(current as JSONObject, admitted as JSONObject, opts.manager) as StoredObject);
         const toStore = store.toStored(managed);
         if (stored !== undefined && comparable(toStore) === comparable(stored)) return NO_CHANGE;
-        return withHistory(toStore, 'UPDATE');
+        return withHistory(toStore, 'UPDATE', readWith);
       },
     );
     // Finalizers all gone from an object being deleted (and no grace left): the update completes the delete.

@@ -78,7 +78,15 @@ export interface UpdateOptions extends WriteOptions {
   /** Create when missing (tryUpdate is then called with undefined): PUT on a kind that allows it, apply. */
   readonly allowCreate?: boolean;
   readonly ttlSeconds?: number;
+  /**
+   * Keys read in the same linearizable read as the object (and read back with it after a conflict), handed
+   * to tryUpdate: the registry's history record, which would otherwise cost every write a round trip more.
+   */
+  readonly readWith?: readonly string[];
 }
+
+/** The values of UpdateOptions.readWith's keys as this attempt read them (absent keys are not in it). */
+export type ReadWith = ReadonlyMap<string, StoredObject>;
 
 export interface DeleteOptions extends WriteOptions {
   readonly preconditions?: Preconditions;
@@ -158,7 +166,7 @@ export interface Storage {
   guaranteedUpdate(
     key: string,
     opts: UpdateOptions,
-    tryUpdate: (current: StoredObject | undefined) => Promise<StoredObject | typeof NO_CHANGE>,
+    tryUpdate: (current: StoredObject | undefined, readWith: ReadWith) => Promise<StoredObject | typeof NO_CHANGE>,
   ): Promise<{ object: StoredObject; created: boolean }>;
   /** Fails with NotFound, or Conflict when a precondition does not hold. Returns the object as deleted. */
   delete(key: string, opts?: DeleteOptions): Promise<StoredObject>;

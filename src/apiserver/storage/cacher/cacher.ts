@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { encodeContinue } from '../continue-token.js';
 import { expiredStatus, notFound, tooLargeResourceVersion, tooOldResourceVersion } from '../errors.js';
 import { StorageError } from '../interface.js';
-import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, NO_CHANGE, Storage, StoredObject, UpdateOptions, Watch, WatchEvent, WatchOptions } from '../interface.js';
+import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, NO_CHANGE, ReadWith, Storage, StoredObject, UpdateOptions, Watch, WatchEvent, WatchOptions } from '../interface.js';
 import { parseResourceVersion } from '../resource-version.js';
 import { stoppingIterator } from '../watch-iterator.js';
 import { CacheWatcher } from './cache-watcher.js';
@@ -130,7 +130,7 @@ export class Cacher implements Storage {
     return this.storage.create(key, obj, opts);
   }
 
-  guaranteedUpdate(key: string, opts: UpdateOptions, tryUpdate: (current: StoredObject | undefined) => Promise<StoredObject | typeof NO_CHANGE>): Promise<{ object: StoredObject; created: boolean }> {
+  guaranteedUpdate(key: string, opts: UpdateOptions, tryUpdate: (current: StoredObject | undefined, readWith: ReadWith) => Promise<StoredObject | typeof NO_CHANGE>): Promise<{ object: StoredObject; created: boolean }> {
     return this.storage.guaranteedUpdate(key, opts, tryUpdate);
   }
 

@@ -10,7 +10,7 @@ import { EtcdClientError } from '../../../etcd-client/errors.js';
 import type { Op, OpResult } from '../../../etcd-client/types.js';
 import { alreadyExists, guardFailed, notFound, tooLargeResourceVersion } from '../errors.js';
 import { NO_CHANGE } from '../interface.js';
-import type { CreateOptions, DeleteOptions, GetOptions, Guard, ListOptions, ListResult, Storage, StoredObject, UpdateOptions, Watch, WatchOptions, WriteOptions } from '../interface.js';
+import type { CreateOptions, DeleteOptions, GetOptions, Guard, ListOptions, ListResult, ReadWith, Storage, StoredObject, UpdateOptions, Watch, WatchOptions, WriteOptions } from '../interface.js';
 import { parseResourceVersion } from '../resource-version.js';
 import { fromClientError } from './client-errors.js';
 import { decodeObject, encodeObject } from './codec.js';
@@ -33,6 +33,8 @@ interface State {
   readonly obj: StoredObject | undefined;
   readonly raw: Buffer | undefined;
   readonly rev: number;
+  /** UpdateOptions.readWith's keys, read with the object. */
+  readonly readWith?: ReadWith;
 }
 
 const ABSENT: State = { obj: undefined, raw: undefined, rev: 0 };
@@ -41,6 +43,21 @@ function stateOf(r: OpResult | undefined): State {
   const kv = r?.kind === 'range' ? r.range.kvs[0] : undefined;
   return kv ? { obj: decodeObject(kv.key, kv.value, kv.modRevision), raw: kv.value, rev: kv.modRevision } : ABSENT;
 }
+
+/** The object's state from a Txn's first result, with the readWith keys' values from the results at `from`. */
+function stateWith(results: readonly OpResult[], readWith: readonly string[], from: number): State {
+  const state = stateOf(results[0]);
+  if (readWith.length === 0) return state;
+  const values = new Map<string, StoredObject>();
+  readWith.forEach((k, i) => {
+    const r = results[from + i];
+    const kv = r?.kind === 'range' ? r.range.kvs[0] : undefined;
+    if (kv) values.set(k, decodeObject(kv.key, kv.value, kv.modRevision));
+  });
+  return { ...state, readWith: values };
+}
+
+const NOTHING_READ_WITH: ReadWith = new Map();
 
 /** The object as stored at `rev`, decoded afresh (0: not stored, a dry run's answer, with no resourceVersion). */
 function stored(key: string, raw: Buffer, rev: number): StoredObject {
@@ -99,14 +116,15 @@ export class EtcdStorage implements Storage {
   async guaranteedUpdate(
     key: string,
     opts: UpdateOptions,
-    tryUpdate: (current: StoredObject | undefined) => Promise<StoredObject | typeof NO_CHANGE>,
+    tryUpdate: (current: StoredObject | undefined, readWith: ReadWith) => Promise<StoredObject | typeof NO_CHANGE>,
   ): Promise<{ object: StoredObject; created: boolean }> {
+    const readWith = opts.readWith ?? [];
     return this.mapErrors(key, async () => {
-      let state = await this.read(key);
+      let state = await this.read(key, readWith);
       for (;;) {
         if (!state.obj && !opts.allowCreate) throw notFound(key);
         checkPreconditions(key, opts.preconditions, state.obj);
-        const next = await tryUpdate(state.obj);
+        const next = await tryUpdate(state.obj, state.readWith ?? NOTHING_READ_WITH);
         if (next === NO_CHANGE) {
           if (!state.raw) throw notFound(key);
           return { object: stored(key, state.raw, state.rev), created: false };
@@ -118,7 +136,7 @@ export class EtcdStorage implements Storage {
           await this.checkGuards(key, opts.guards);
           return { object: stored(key, value, state.rev), created: !state.obj };
         }
-        const res = await this.commit(key, state.rev, opts.ttlSeconds, (lease) => ({ put: { key, value, ...(lease ? { lease } : {}) } }), opts);
+        const res = await this.commit(key, state.rev, opts.ttlSeconds, (lease) => ({ put: { key, value, ...(lease ? { lease } : {}) } }), opts, readWith);
         if (res.ok) return { object: stored(key, value, res.revision), created: !state.obj };
         this.log.debug({ key }, 'GuaranteedUpdate failed because of a conflict, going to retry');
         state = res.current;
@@ -197,7 +215,12 @@ export class EtcdStorage implements Storage {
 
   // ---- writes ----
 
-  private async read(key: string): Promise<State> {
+  /** The object, and the readWith keys in the same linearizable read (one read-only Txn). */
+  private async read(key: string, readWith: readonly string[] = []): Promise<State> {
+    if (readWith.length > 0) {
+      const res = await this.client.txn({ compare: [], success: [{ range: { key } }, ...readWith.map((k) => ({ range: { key: k } }))] });
+      return stateWith(res.results, readWith, 1);
+    }
     const r = await this.client.range(key);
     const kv = r.kvs[0];
     return kv ? { obj: decodeObject(kv.key, kv.value, kv.modRevision), raw: kv.value, rev: kv.modRevision } : ABSENT;
@@ -207,12 +230,19 @@ export class EtcdStorage implements Storage {
    * One Txn: if the key is still at `expectRev` (0: absent) and every guard at its mod_revision, do `op`
    * and the companions' puts and deletes; otherwise read the key (and the guards) back. A failed guard
    * fails the write; a moved key is the caller's to retry with. A lease the store no longer has is
-   * replaced once.
+   * replaced once. The readWith keys are read back with the key.
    */
-  private async commit(key: string, expectRev: number, ttlSeconds: number | undefined, op: (lease: string | undefined) => Op, w: WriteOptions): Promise<{ ok: true; revision: number } | { ok: false; current: State }> {
+  private async commit(
+    key: string,
+    expectRev: number,
+    ttlSeconds: number | undefined,
+    op: (lease: string | undefined) => Op,
+    w: WriteOptions,
+    readWith: readonly string[] = [],
+  ): Promise<{ ok: true; revision: number } | { ok: false; current: State }> {
     const guards = [...(w.guards ?? [])];
     const companions: Op[] = (w.companions ?? []).map((c) => (c.value === null ? { deleteRange: { key: c.key } } : { put: { key: c.key, value: c.value } }));
-    const failure: Op[] = [{ range: { key } }, ...guards.map((g) => ({ range: { key: g.key, keysOnly: true } }))];
+    const failure: Op[] = [{ range: { key } }, ...guards.map((g) => ({ range: { key: g.key, keysOnly: true } })), ...readWith.map((k) => ({ range: { key: k } }))];
     let refreshes = 0;
     for (let attempt = 0; ; attempt++) {
       const compare = [
@@ -235,7 +265,7 @@ export class EtcdStorage implements Storage {
           refreshed = true;
         }
         if (refreshed) continue;
-        return { ok: false, current: stateOf(res.results[0]) };
+        return { ok: false, current: stateWith(res.results, readWith, 1 + guards.length) };
       } catch (e) {
         if (lease && attempt === 0 && e instanceof EtcdClientError && e.code === 'ETCD_LEASE_NOT_FOUND') {
           this.leases.forget(lease);
