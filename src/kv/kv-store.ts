@@ -193,7 +193,17 @@ export class KvStore extends LeaseClocks {
       this.lessor.restore(id, ttl);
       size += k.length + v.length;
     }
-    for (const ki of staging.values()) if (ki.isLive() && ki.lease !== '0') this.lessor.attach(ki.lease, ki.key);
+    // In slices too: half a million keys took 22 ms to walk in one piece, leases or not.
+    const lessor = this.lessor;
+    await runSliced(
+      (function* () {
+        let i = 0;
+        for (const ki of staging.values()) {
+          if (ki.isLive() && ki.lease !== '0') lessor.attach(ki.lease, ki.key);
+          if (++i % SLICE_ITEMS === 0) yield;
+        }
+      })(),
+    );
     this.backend.size = size;
     // A compaction that was recorded but not finished before a crash: finish it now.
     const done = (await this.backend.getMeta<number>('compactDone')) ?? 0;

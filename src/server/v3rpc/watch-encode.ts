@@ -129,7 +129,10 @@ export class WatchResponseEncoder {
     const fields: Buffer[] = new Array<Buffer>(events.length);
     let size = header.length + intFieldLen(2, int64(watchId));
     for (let i = 0; i < events.length; i++) {
-      const b = this.eventField(events[i] as KvEvent);
+      // Not kept in the per-event cache: growing a WeakMap to half a million entries rehashed it in one
+      // piece (40 ms of one slice), and every garbage collection until the revision died paid for them.
+      const ev = events[i] as KvEvent;
+      const b = this.events.get(ev) ?? encodeEventField(ev);
       fields[i] = b;
       size += b.length;
       if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
