@@ -1,12 +1,14 @@
 // The HTTP/1.1 side of the client port, answering as etcd 3.4 does: GET /health ({"health":"true"}, or
 // {"health":"false"} with 503 when the member has no leader or an alarm is raised), GET /version, and
 // /metrics in Prometheus' text format, and etcd's JSON gateway under /v3/ (gateway/gateway.ts). Every response carries etcd's CORS headers.
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ServerResponse, createServer } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StoreApi } from '../member/store-api.js';
 import type { GatewayHandler } from '../gateway/gateway.js';
+import { gatewayWebsocket } from '../gateway/ws-proxy.js';
 
 import { SERVER_VERSION } from '../member/maintenance.js';
 
@@ -91,11 +93,27 @@ export function createClientHttp(opts: ClientHttpOptions): Server {
         return httpError(res, 404, '404 page not found');
     }
   };
-  return createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((e: unknown) => {
       log.error({ err: e, url: req.url }, 'HTTP request failed');
       if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
       else res.destroy();
     });
+  };
+  const server = createServer(serve);
+  const websocket = opts.gateway ? gatewayWebsocket(opts.gateway) : undefined;
+  // Websocket upgrades to the gateway's paths go to its proxy; any other upgrade (h2c, a websocket
+  // elsewhere) is answered as the plain request it also is, as Go's server answers it, on a closing connection.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (websocket?.(req, socket, head)) return;
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once('finish', () => {
+      res.detachSocket(socket);
+      socket.end();
+    });
+    serve(req, res);
   });
+  return server;
 }
