@@ -2,7 +2,8 @@
 // snapshot as grpc-gateway streams it (a {"result":…} line per message, the blob in base64, the sha256
 // last), whose bytes `etcdctl snapshot status` reads and `etcdctl snapshot restore` turns into a data
 // directory a real etcd serves; the websocket proxy etcd wraps around the gateway (Node's own websocket
-// client runs test/differential/gateway/ws-session.ts on both), and what one hostile websocket costs.
+// client runs test/differential/gateway/ws-session.ts on both), and what one hostile websocket costs;
+// h2c requests that are not gRPC.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
@@ -179,6 +180,22 @@ describe('the JSON gateway streams as etcd 3.4 does', () => {
     expect(ours).toEqual(theirs);
     expect(JSON.stringify(ours)).toContain('"events"');
   }, 90_000);
+
+  it('a request over h2c that is not gRPC is reset with PROTOCOL_ERROR, on a connection that stays usable', async () => {
+    if (!etcd || !setpoint) throw new Error('clusters did not start');
+    const curl = async (c: StoreCluster): Promise<unknown> => {
+      const base = c.endpoints()[0] as string;
+      // Two requests on one connection: each stream is reset, the connection is not.
+      const r = await promisify(execFile)('curl', ['-sS', '--http2-prior-knowledge', '-XPOST', `${base}/v3/kv/range`, '-d', '{}', `${base}/health`], { timeout: 20_000 }).then(
+        (o) => ({ code: 0, stderr: o.stderr }),
+        (e: { code?: number; stderr?: string }) => ({ code: e.code, stderr: e.stderr }),
+      );
+      return r;
+    };
+    const theirs = await curl(etcd);
+    expect(await curl(setpoint)).toEqual(theirs);
+    expect(JSON.stringify(theirs)).toContain('PROTOCOL_ERROR');
+  }, 30_000);
 
   it('a hostile websocket: a message declared over the limit is refused before it is sent; unmasked frames are a protocol error', async () => {
     if (!setpoint) throw new Error('cluster did not start');

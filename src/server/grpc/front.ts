@@ -17,6 +17,7 @@ import { MessageReader } from './coalesce.js';
 import { FastCall, servable } from './fast-unary.js';
 import type { FastUnaryMethod } from './fast-unary.js';
 import { RelayBackend } from './relay.js';
+import { refuseNonGrpc } from './non-grpc.js';
 import { GRPC_OK_BLOCKS, STATUS_AND_TYPE, statusTrailers } from './wire-status.js';
 import type { WireStatus } from './wire-status.js';
 
@@ -101,6 +102,8 @@ export function serveGrpcFront(sock: Socket, head: Buffer, opts: GrpcFrontOption
     ...(opts.maxConcurrentStreams !== undefined ? { maxConcurrentStreams: opts.maxConcurrentStreams } : {}),
     onClose: () => relay.close(),
     open: (stream, request) => {
+      const refused = refuseNonGrpc(stream, request);
+      if (refused) return refused;
       const path = request[':path'];
       if (typeof path === 'string' && request[':method'] === 'POST' && servable(request)) {
         const method = opts.fast.get(path);
