@@ -216,8 +216,14 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
       then(call);
     };
     req.setEncoding('utf8');
+    // What follows the value is read and dropped, up to the same bound; past it the connection goes.
+    let after = 0;
     req.on('data', (c: string) => {
-      if (done) return;
+      if (done) {
+        after += c.length;
+        if (after > bodyLimit) req.destroy();
+        return;
+      }
       const [first] = splitter.push(c);
       if (first !== undefined) return decode(first);
       if (splitter.pending > bodyLimit) {
