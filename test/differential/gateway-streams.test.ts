@@ -217,4 +217,25 @@ describe('the JSON gateway streams as etcd 3.4 does', () => {
     // The member still serves.
     expect((await post(base, '/v3/kv/range', JSON.stringify({ key: b64('snap/0') }))).status).toBe(200);
   }, 30_000);
+
+  // Last: it turns auth on.
+  it('/v3/maintenance/snapshot with auth on: no token, and a user without the root role, refused as etcd refuses them', async () => {
+    if (!etcd || !setpoint) throw new Error('clusters did not start');
+    const refused = async (c: StoreCluster): Promise<unknown> => {
+      const base = c.endpoints()[0] as string;
+      for (const args of [['user', 'add', 'root:rootpw'], ['role', 'add', 'root'], ['user', 'grant-role', 'root', 'root'], ['user', 'add', 'bob:bobpw'], ['auth', 'enable']]) {
+        const r = await etcdctl(base, args);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      }
+      const auth = await post(base, '/v3/auth/authenticate', JSON.stringify({ name: 'bob', password: 'bobpw' }));
+      const token = (JSON.parse(auth.text) as { token: string }).token;
+      const answer = async (headers: Record<string, string>): Promise<unknown> => {
+        const res = await fetch(base + '/v3/maintenance/snapshot', { method: 'POST', body: '{}', headers });
+        return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+      };
+      return [await answer({}), await answer({ Authorization: token })];
+    };
+    const [theirs, ours] = await Promise.all([refused(etcd), refused(setpoint)]);
+    expect(ours).toEqual(theirs);
+  }, 60_000);
 });

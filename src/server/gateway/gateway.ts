@@ -87,7 +87,7 @@ function statusError(res: GatewayResponse, s: WireStatus): void {
   res.end(body);
 }
 
-/** grpc-gateway v1's error chunk on a stream. */
+/** grpc-gateway v1's error chunk on a stream: written without the newline that follows each result. */
 function streamErrorChunk(s: WireStatus): unknown {
   const http = httpStatusOf(s.code);
   return { error: { grpc_code: s.code, http_code: http, message: s.details, http_status: HTTP_STATUS_TEXT[http] ?? '' } };
@@ -295,7 +295,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
                 res.statusCode = httpStatusOf(s.code);
                 res.setHeader('Content-Type', 'application/json');
               }
-              res.write(JSON.stringify(streamErrorChunk(s)) + '\n');
+              res.write(JSON.stringify(streamErrorChunk(s)));
             }
             res.end();
           },
@@ -350,7 +350,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
         end: (s) => {
           if (ended) return;
           // grpc-gateway v1's stream error chunk.
-          if (s.code !== 0) line(streamErrorChunk(s));
+          if (s.code !== 0) res.write(JSON.stringify(streamErrorChunk(s)));
           finish();
           res.end();
         },
