@@ -195,6 +195,13 @@ describe('the JSON gateway streams as etcd 3.4 does', () => {
     const theirs = await curl(etcd);
     expect(await curl(setpoint)).toEqual(theirs);
     expect(JSON.stringify(theirs)).toContain('PROTOCOL_ERROR');
+    // An HTTP/1.1 request asking to upgrade to h2c is answered as the plain request it also is.
+    const upgrade = async (c: StoreCluster): Promise<string> => {
+      const base = c.endpoints()[0] as string;
+      const o = await promisify(execFile)('curl', ['-sS', '--http2', '-XPOST', `${base}/v3/kv/range`, '-d', JSON.stringify({ key: b64('snap/0'), count_only: true })], { timeout: 20_000 });
+      return JSON.stringify(strip(JSON.parse(o.stdout)));
+    };
+    expect(await upgrade(setpoint)).toBe(await upgrade(etcd));
   }, 30_000);
 
   it('a hostile websocket: a message declared over the limit is refused before it is sent; unmasked frames are a protocol error', async () => {

@@ -1,8 +1,8 @@
 // The HTTP/1.1 side of the client port, answering as etcd 3.4 does: GET /health ({"health":"true"}, or
 // {"health":"false"} with 503 when the member has no leader or an alarm is raised), GET /version, and
 // /metrics in Prometheus' text format, and etcd's JSON gateway under /v3/ (gateway/gateway.ts). Every response carries etcd's CORS headers.
-import { ServerResponse, createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -103,17 +103,18 @@ export function createClientHttp(opts: ClientHttpOptions): Server {
   const server = createServer(serve);
   const websocket = opts.gateway ? gatewayWebsocket(opts.gateway) : undefined;
   // Websocket upgrades to the gateway's paths go to its proxy; any other upgrade (h2c, a websocket
-  // elsewhere) is answered as the plain request it also is, as Go's server answers it, on a closing connection.
+  // elsewhere) is served as the plain request it also is, as Go's server serves it: its head, without the
+  // upgrade headers, goes back into the socket before what followed it, and the socket back to the parser.
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     if (websocket?.(req, socket, head)) return;
-    const res = new ServerResponse(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket);
-    res.once('finish', () => {
-      res.detachSocket(socket);
-      socket.end();
-    });
-    serve(req, res);
+    const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i] as string;
+      if (!/^(upgrade|connection|http2-settings)$/i.test(name)) lines.push(`${name}: ${req.rawHeaders[i + 1] as string}`);
+    }
+    socket.unshift(Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), head]));
+    server.emit('connection', socket);
+    socket.resume();
   });
   return server;
 }
