@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import type { GatewayHandler, GatewayRequest, GatewayResponse } from './gateway.js';
-import { WebSocketConnection, acceptKey } from './websocket.js';
+import { CLOSE_TOO_BIG, WebSocketConnection, acceptKey } from './websocket.js';
 
 function isWebSocketUpgrade(req: IncomingMessage): boolean {
   const tokens = (v: string | undefined): string[] => (v ?? '').toLowerCase().split(',').map((t) => t.trim());
@@ -97,10 +97,13 @@ export function gatewayWebsocket(gateway: GatewayHandler): (req: IncomingMessage
       headers: protocol !== undefined ? { authorization: subprotocolAuthorization(protocol) } : {},
     });
     ws.on('message', (m) => {
+      if (body.destroyed) return;
       body.write(m);
       body.write('\n');
     });
     ws.once('close', () => body.destroy());
+    // The gateway stopped reading (more than its bound after a unary request): so does the connection.
+    body.once('close', () => ws.close(CLOSE_TOO_BIG));
     serve(body, new FrameResponse(ws));
     return true;
   };
