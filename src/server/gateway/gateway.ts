@@ -2,7 +2,9 @@
 // answered as etcd 3.4's grpc-gateway answers (json-codec.ts for the shapes; errors as
 // {"error","message","code"} with grpc-gateway's HTTP status for the gRPC code). The calls run the same
 // handler cores the gRPC services run (v3rpc/edge.ts), so admission, size limits and errors are one code
-// path; streams (watch, lease keep-alive) read newline-delimited requests and write {"result":…} lines.
+// path; streams (watch, lease keep-alive) read newline-delimited requests and write {"result":…} lines, the
+// snapshot (server-streaming) one request and {"result":…} lines. Requests and answers are the small
+// GatewayRequest/GatewayResponse shapes, so etcd's websocket proxy (ws-proxy.ts) runs the same code.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
