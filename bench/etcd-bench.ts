@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import * as http2 from 'node:http2';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import { frameMessages, MessageReader } from '../src/server/grpc/coalesce.js';
@@ -135,7 +136,7 @@ function unary(c: Client, path: string, req: Buffer, deadlineMs?: number): Promi
 
 // ---- etcdctl check perf ----
 
-interface Perf {
+export interface Perf {
   throughput: number;
   slowest: number;
   stddev: number;
@@ -147,10 +148,11 @@ interface Perf {
   exitError?: string;
 }
 
-async function checkPerf(endpoints: readonly string[], load: 'm' | 'l'): Promise<Perf> {
+/** `flags`: etcdctl's global flags before the command (--user for bench:auth). */
+export async function checkPerf(endpoints: readonly string[], load: 'm' | 'l', flags: readonly string[] = []): Promise<Perf> {
   // --auto-compact/--auto-defrag: the next run starts from a store as small as this one did. etcdctl's own
   // timeouts, as a user runs it.
-  const r = await etcdctl(endpoints, ['check', 'perf', `--load=${load}`, '--auto-compact', '--auto-defrag'], { generousTimeouts: false, timeoutMs: 240_000 });
+  const r = await etcdctl(endpoints, ['check', 'perf', `--load=${load}`, '--auto-compact', '--auto-defrag'], { generousTimeouts: false, timeoutMs: 240_000, flags });
   const out = r.stdout + r.stderr;
   const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
   const perf = {
@@ -355,10 +357,10 @@ interface WatchResult {
   expected: number;
 }
 
-const log = (flavor: Flavor, m: string): void => void process.stderr.write(`[${flavor}] ${m}\n`);
+export const log = (flavor: Flavor, m: string): void => void process.stderr.write(`[${flavor}] ${m}\n`);
 
 /** A fresh cluster for one phase, so what one phase leaves behind (a failed check perf clean-up) cannot skew the next. */
-async function withCluster<T>(flavor: Flavor, f: (c: StoreCluster) => Promise<T>): Promise<T> {
+export async function withCluster<T>(flavor: Flavor, f: (c: StoreCluster) => Promise<T>): Promise<T> {
   const cluster = await StoreCluster.start({ program: flavor, baseDir: tmpdir(), token: 'differential', label: `setpoint-bench-${flavor}-` });
   try {
     return await f(cluster);
@@ -536,7 +538,10 @@ async function main(): Promise<void> {
   console.log('failover: SIGKILL of the leader → first acknowledged put sent after the kill, with a put every 10 ms through the other members.');
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+// Run, not imported (bench/auth-bench.ts imports the cluster start and check perf).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

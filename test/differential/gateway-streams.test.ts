@@ -1,8 +1,16 @@
 // The JSON gateway's streams beyond watch and keep-alive, side by side with a one-member etcd 3.4: the
 // snapshot as grpc-gateway streams it (a {"result":…} line per message, the blob in base64, the sha256
 // last), whose bytes `etcdctl snapshot status` reads and `etcdctl snapshot restore` turns into a data
-// directory a real etcd serves.
+// directory a real etcd serves; the websocket proxy etcd wraps around the gateway (Node's own websocket
+// client runs test/differential/gateway/ws-session.ts on both), and what one hostile websocket costs;
+// h2c requests that are not gRPC.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { promisify } from 'node:util';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +22,43 @@ import { startReferenceEtcdOn } from '../server/helpers/etcd-reference.js';
 import type { ReferenceEtcd } from '../server/helpers/etcd-reference.js';
 import { suiteClusters } from '../helpers/suite-clusters.js';
 
+const here = dirname(fileURLToPath(import.meta.url));
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+/** Revisions, ids and terms aside. */
+function strip(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(strip);
+  if (v === null || typeof v !== 'object') return v;
+  const skip = ['cluster_id', 'member_id', 'raft_term', 'revision', 'create_revision', 'mod_revision', 'version'];
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([k]) => !skip.includes(k)).map(([k, x]) => [k, strip(x)]));
+}
+
+/** A raw websocket handshake on `path`; resolves with the socket once the 101 is in. */
+function rawWebsocket(base: string, path: string): Promise<Socket> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const sock = connect(Number(u.port), u.hostname, () => {
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.alloc(16, 1).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    });
+    let head = '';
+    const onData = (c: Buffer): void => {
+      head += c.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      sock.off('data', onData);
+      if (head.startsWith('HTTP/1.1 101')) resolve(sock);
+      else reject(new Error(head));
+    };
+    sock.on('data', onData);
+    sock.on('error', reject);
+  });
+}
+
+/** Everything the server sends until it closes the connection. */
+function untilClosed(sock: Socket): Promise<Buffer> {
+  const got: Buffer[] = [];
+  sock.on('data', (c: Buffer) => got.push(c));
+  return new Promise((resolve) => sock.once('close', () => resolve(Buffer.concat(got))));
+}
 
 async function post(base: string, path: string, body: string): Promise<{ status: number; text: string }> {
   const res = await fetch(base + path, { method: 'POST', body });
@@ -122,5 +166,83 @@ describe('the JSON gateway streams as etcd 3.4 does', () => {
       return dataDir;
     });
     expect(await live(restored.endpoint)).toEqual(want);
+  }, 60_000);
+
+  it('websocket on /v3/…: watch, unary calls, errors and refused upgrades answer as etcd 3.4 answers', async () => {
+    if (!etcd || !setpoint) throw new Error('clusters did not start');
+    const run = async (c: StoreCluster): Promise<unknown> => {
+      // The session runs from dist/ (npm run build), as Node runs it: test/differential/gateway/ws-session.ts.
+      const script = join(here, '..', '..', 'dist', 'test', 'differential', 'gateway', 'ws-session.js');
+      const { stdout } = await promisify(execFile)(process.execPath, ['--no-warnings', '--experimental-websocket', script, c.endpoints()[0] as string], { timeout: 60_000 });
+      return strip(JSON.parse(stdout));
+    };
+    const [theirs, ours] = await Promise.all([run(etcd), run(setpoint)]);
+    expect(ours).toEqual(theirs);
+    expect(JSON.stringify(ours)).toContain('"events"');
+  }, 90_000);
+
+  it('a request over h2c that is not gRPC is reset with PROTOCOL_ERROR, on a connection that stays usable', async () => {
+    if (!etcd || !setpoint) throw new Error('clusters did not start');
+    const curl = async (c: StoreCluster): Promise<unknown> => {
+      const base = c.endpoints()[0] as string;
+      // Two requests on one connection: each stream is reset, the connection is not.
+      const r = await promisify(execFile)('curl', ['-sS', '--http2-prior-knowledge', '-XPOST', `${base}/v3/kv/range`, '-d', '{}', `${base}/health`], { timeout: 20_000 }).then(
+        (o) => ({ code: 0, stderr: o.stderr }),
+        (e: { code?: number; stderr?: string }) => ({ code: e.code, stderr: e.stderr }),
+      );
+      return r;
+    };
+    const theirs = await curl(etcd);
+    expect(await curl(setpoint)).toEqual(theirs);
+    expect(JSON.stringify(theirs)).toContain('PROTOCOL_ERROR');
+    // An HTTP/1.1 request asking to upgrade to h2c is answered as the plain request it also is.
+    const upgrade = async (c: StoreCluster): Promise<string> => {
+      const base = c.endpoints()[0] as string;
+      const o = await promisify(execFile)('curl', ['-sS', '--http2', '-XPOST', `${base}/v3/kv/range`, '-d', JSON.stringify({ key: b64('snap/0'), count_only: true })], { timeout: 20_000 });
+      return JSON.stringify(strip(JSON.parse(o.stdout)));
+    };
+    expect(await upgrade(setpoint)).toBe(await upgrade(etcd));
+  }, 30_000);
+
+  it('a hostile websocket: a message declared over the limit is refused before it is sent; unmasked frames are a protocol error', async () => {
+    if (!setpoint) throw new Error('cluster did not start');
+    const base = setpoint.endpoints()[0] as string;
+    // A text frame declaring 2^40 bytes: the close (1009) comes without any of them being sent.
+    const big = await rawWebsocket(base, '/v3/watch');
+    const bigClosed = untilClosed(big);
+    const head = Buffer.alloc(14);
+    head[0] = 0x81;
+    head[1] = 0x80 | 127;
+    head.writeBigUInt64BE(2n ** 40n, 2);
+    big.write(head);
+    expect([...(await bigClosed)]).toEqual([0x88, 2, 0x03, 0xf1]);
+    // An unmasked frame from a client: 1002.
+    const plain = await rawWebsocket(base, '/v3/watch');
+    const plainClosed = untilClosed(plain);
+    plain.write(Buffer.from([0x81, 2, 0x7b, 0x7d]));
+    expect([...(await plainClosed)]).toEqual([0x88, 2, 0x03, 0xea]);
+    // The member still serves.
+    expect((await post(base, '/v3/kv/range', JSON.stringify({ key: b64('snap/0') }))).status).toBe(200);
+  }, 30_000);
+
+  // Last: it turns auth on.
+  it('/v3/maintenance/snapshot with auth on: no token, and a user without the root role, refused as etcd refuses them', async () => {
+    if (!etcd || !setpoint) throw new Error('clusters did not start');
+    const refused = async (c: StoreCluster): Promise<unknown> => {
+      const base = c.endpoints()[0] as string;
+      for (const args of [['user', 'add', 'root:rootpw'], ['role', 'add', 'root'], ['user', 'grant-role', 'root', 'root'], ['user', 'add', 'bob:bobpw'], ['auth', 'enable']]) {
+        const r = await etcdctl(base, args);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      }
+      const auth = await post(base, '/v3/auth/authenticate', JSON.stringify({ name: 'bob', password: 'bobpw' }));
+      const token = (JSON.parse(auth.text) as { token: string }).token;
+      const answer = async (headers: Record<string, string>): Promise<unknown> => {
+        const res = await fetch(base + '/v3/maintenance/snapshot', { method: 'POST', body: '{}', headers });
+        return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+      };
+      return [await answer({}), await answer({ Authorization: token })];
+    };
+    const [theirs, ours] = await Promise.all([refused(etcd), refused(setpoint)]);
+    expect(ours).toEqual(theirs);
   }, 60_000);
 });

@@ -3,11 +3,13 @@
 // /metrics in Prometheus' text format, and etcd's JSON gateway under /v3/ (gateway/gateway.ts). Every response carries etcd's CORS headers.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StoreApi } from '../member/store-api.js';
 import type { GatewayHandler } from '../gateway/gateway.js';
 import { verifiedPeerName } from '../grpc/peer-name.js';
+import { gatewayWebsocket } from '../gateway/ws-proxy.js';
 
 import { SERVER_VERSION } from '../member/maintenance.js';
 
@@ -100,11 +102,28 @@ export function createClientHttp(opts: ClientHttpOptions): Server {
         return httpError(res, 404, '404 page not found');
     }
   };
-  return createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((e: unknown) => {
       log.error({ err: e, url: req.url }, 'HTTP request failed');
       if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
       else res.destroy();
     });
+  };
+  const server = createServer(serve);
+  const websocket = opts.gateway ? gatewayWebsocket(opts.gateway) : undefined;
+  // Websocket upgrades to the gateway's paths go to its proxy; any other upgrade (h2c, a websocket
+  // elsewhere) is served as the plain request it also is, as Go's server serves it: its head, without the
+  // upgrade headers, goes back into the socket before what followed it, and the socket back to the parser.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (websocket?.(req, socket, head)) return;
+    const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i] as string;
+      if (!/^(upgrade|connection|http2-settings)$/i.test(name)) lines.push(`${name}: ${req.rawHeaders[i + 1] as string}`);
+    }
+    socket.unshift(Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), head]));
+    server.emit('connection', socket);
+    socket.resume();
   });
+  return server;
 }

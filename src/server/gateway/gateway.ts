@@ -2,8 +2,11 @@
 // answered as etcd 3.4's grpc-gateway answers (json-codec.ts for the shapes; errors as
 // {"error","message","code"} with grpc-gateway's HTTP status for the gRPC code). The calls run the same
 // handler cores the gRPC services run (v3rpc/edge.ts), so admission, size limits and errors are one code
-// path; streams (watch, lease keep-alive) read newline-delimited requests and write {"result":…} lines.
+// path; streams (watch, lease keep-alive) read newline-delimited requests and write {"result":…} lines, the
+// snapshot (server-streaming) one request and {"result":…} lines. Requests and answers are the small
+// GatewayRequest/GatewayResponse shapes, so etcd's websocket proxy (ws-proxy.ts) runs the same code.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Type } from 'protobufjs';
 import type { EtcdMethod } from '../v3rpc/etcd-grpc.js';
@@ -23,7 +26,33 @@ export interface GatewayOptions {
   readonly logger: Logger;
 }
 
-export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+/** What the gateway reads of a request: its headers and its body (an IncomingMessage, or a websocket's messages). */
+export type GatewayRequest = Readable & { readonly headers: IncomingHttpHeaders };
+
+/** What the gateway writes an answer to: a ServerResponse, or a websocket (gateway/ws-proxy.ts). */
+export interface GatewayResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  flushHeaders(): void;
+  write(text: string): boolean;
+  end(text?: string): unknown;
+  once(event: 'drain' | 'close', f: () => void): unknown;
+  on(event: 'close', f: () => void): unknown;
+}
+
+/** Serves one request to a gateway path, as a POST. */
+export type GatewayServe = (req: GatewayRequest, res: GatewayResponse) => void;
+
+export interface GatewayHandler {
+  /** HTTP/1.1: true when the path is the gateway's and it took the request. */
+  (req: IncomingMessage, res: ServerResponse): boolean;
+  /** The gateway's server for a path (a 404 for an unknown one under /v3/); undefined outside the gateway. */
+  forPath(path: string): GatewayServe | undefined;
+  /** The largest body (or websocket message) read. */
+  readonly bodyLimit: number;
+}
 
 const DEFAULT_MAX_STREAMS = 10_000;
 /** JSON carries bytes as base64 (4/3) and names; a body this many times the gRPC limit is refused unread. */
@@ -45,7 +74,7 @@ const INVALID_ARGUMENT = 3;
 const RESOURCE_EXHAUSTED = 8;
 
 /** Go's http.Error. */
-function plainError(res: ServerResponse, status: number, text: string): void {
+function plainError(res: GatewayResponse, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -53,14 +82,14 @@ function plainError(res: ServerResponse, status: number, text: string): void {
 }
 
 /** grpc-gateway's DefaultHTTPError body; the trailer grpc-gateway adds from the gRPC trailers. */
-function statusError(res: ServerResponse, s: WireStatus): void {
+function statusError(res: GatewayResponse, s: WireStatus): void {
   const body = JSON.stringify({ error: s.details, message: s.details, ...(s.code !== 0 ? { code: s.code } : {}) });
   res.statusCode = httpStatusOf(s.code);
   res.setHeader('Content-Type', 'application/json');
   res.end(body);
 }
 
-/** grpc-gateway v1's error chunk on a stream. */
+/** grpc-gateway v1's error chunk on a stream: written without the newline that follows each result. */
 function streamErrorChunk(s: WireStatus): unknown {
   const http = httpStatusOf(s.code);
   return { error: { grpc_code: s.code, http_code: http, message: s.details, http_status: HTTP_STATUS_TEXT[http] ?? '' } };
@@ -168,28 +197,18 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
     return jsonFromEncoded(r.resType, buf);
   };
 
-  /** Reads the whole body (bounded) and decodes it; a body that does not decode is answered here. */
-  const readRequest = (r: Resolved, req: IncomingMessage, res: ServerResponse, then: (call: unknown) => void): void => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    req.on('data', (c: Buffer) => {
-      if (refused) return;
-      size += c.length;
-      if (size > bodyLimit) {
-        refused = true;
-        res.setHeader('Connection', 'close');
-        statusError(res, { code: RESOURCE_EXHAUSTED, details: `grpc: received message larger than max (${size} vs. ${opts.maxReceiveBytes})` });
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (refused) return;
+  /**
+   * Reads the body's first JSON value and decodes it, as grpc-gateway's decoder does (what follows it is not
+   * read; an empty body is an empty request); a body that does not decode is answered here.
+   */
+  const readRequest = (r: Resolved, req: GatewayRequest, res: GatewayResponse, then: (call: unknown) => void): void => {
+    const splitter = new JsonValueSplitter();
+    let done = false;
+    const decode = (text: string): void => {
+      done = true;
+      req.resume();
       let call: unknown;
       try {
-        const text = Buffer.concat(chunks).toString('utf8');
         call = r.method.deserialize(requestBytes(r.reqType, parseJson(text), opts.maxReceiveBytes));
       } catch (e) {
         const s = errorStatus(e);
@@ -197,10 +216,31 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
         return statusError(res, s);
       }
       then(call);
+    };
+    req.setEncoding('utf8');
+    // What follows the value is read and dropped, up to the same bound; past it the connection goes.
+    let after = 0;
+    req.on('data', (c: string) => {
+      if (done) {
+        after += c.length;
+        if (after > bodyLimit) req.destroy();
+        return;
+      }
+      const [first] = splitter.push(c);
+      if (first !== undefined) return decode(first);
+      if (splitter.pending > bodyLimit) {
+        done = true;
+        res.setHeader('Connection', 'close');
+        statusError(res, { code: RESOURCE_EXHAUSTED, details: `grpc: received message larger than max (${splitter.pending} vs. ${opts.maxReceiveBytes})` });
+        req.destroy();
+      }
+    });
+    req.on('end', () => {
+      if (!done) decode(splitter.rest());
     });
   };
 
-  const serveUnary = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
+  const serveUnary = (r: Resolved, req: GatewayRequest, res: GatewayResponse): void => {
     const core = r.method.unary;
     if (!core) return;
     readRequest(r, req, res, (call) => {
@@ -230,7 +270,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
    * client has taken the one before. An error before the first response sets the HTTP status, as
    * grpc-gateway's headers are not out yet then.
    */
-  const serveServerStream = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
+  const serveServerStream = (r: Resolved, req: GatewayRequest, res: GatewayResponse): void => {
     const core = r.method.serverStream;
     if (!core) return;
     readRequest(r, req, res, (request) => {
@@ -257,7 +297,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
                 res.statusCode = httpStatusOf(s.code);
                 res.setHeader('Content-Type', 'application/json');
               }
-              res.write(JSON.stringify(streamErrorChunk(s)) + '\n');
+              res.write(JSON.stringify(streamErrorChunk(s)));
             }
             res.end();
           },
@@ -273,7 +313,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
   };
 
   /** A bidi stream over one request and its chunked response. */
-  const serveStream = (r: Resolved, req: IncomingMessage, res: ServerResponse): void => {
+  const serveStream = (r: Resolved, req: GatewayRequest, res: GatewayResponse): void => {
     const core = r.method.bidi;
     if (!core) return;
     if (openStreams >= maxStreams) {
@@ -312,7 +352,7 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
         end: (s) => {
           if (ended) return;
           // grpc-gateway v1's stream error chunk.
-          if (s.code !== 0) line(streamErrorChunk(s));
+          if (s.code !== 0) res.write(JSON.stringify(streamErrorChunk(s)));
           finish();
           res.end();
         },
@@ -350,22 +390,31 @@ export function createGateway(opts: GatewayOptions): GatewayHandler {
     });
   };
 
-  return (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const prefix = GATEWAY_PREFIXES.find((p) => path.startsWith(p + '/'));
-    if (!prefix) return false;
-    const r = resolved.get(path.slice(prefix.length));
-    if (!r) {
-      plainError(res, 404, 'Not Found');
-      return true;
-    }
-    if (req.method !== 'POST') {
-      plainError(res, 405, 'Method Not Allowed');
-      return true;
-    }
+  const dispatch = (r: Resolved, req: GatewayRequest, res: GatewayResponse): void => {
     if (r.route.stream === 'bidi') serveStream(r, req, res);
     else if (r.route.stream === 'server') serveServerStream(r, req, res);
     else serveUnary(r, req, res);
+  };
+  const notFound: GatewayServe = (req, res) => {
+    req.resume();
+    plainError(res, 404, 'Not Found');
+  };
+  const forPath = (path: string): GatewayServe | undefined => {
+    const prefix = GATEWAY_PREFIXES.find((p) => path.startsWith(p + '/'));
+    if (!prefix) return undefined;
+    const r = resolved.get(path.slice(prefix.length));
+    return r ? (req, res) => dispatch(r, req, res) : notFound;
+  };
+  const handler = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const serve = forPath(path);
+    if (!serve) return false;
+    if (serve !== notFound && req.method !== 'POST') {
+      plainError(res, 405, 'Method Not Allowed');
+      return true;
+    }
+    serve(req, res);
     return true;
   };
+  return Object.assign(handler, { forPath, bodyLimit });
 }

@@ -21,7 +21,14 @@ export class JsonValueSplitter {
       if (this.inString) {
         if (this.escaped) this.escaped = false;
         else if (c === '\\') this.escaped = true;
-        else if (c === '"') this.inString = false;
+        else if (c === '"') {
+          this.inString = false;
+          // A string at the top level is a whole value.
+          if (this.depth === 0) {
+            out.push(this.buf.slice(this.start, i + 1));
+            this.start = -1;
+          }
+        }
         continue;
       }
       if (c === '"') this.inString = true;

@@ -18,6 +18,7 @@ import { FastCall, servable } from './fast-unary.js';
 import type { FastUnaryMethod } from './fast-unary.js';
 import { RelayBackend } from './relay.js';
 import { markPeerName } from './peer-name.js';
+import { refuseNonGrpc } from './non-grpc.js';
 import { GRPC_OK_BLOCKS, STATUS_AND_TYPE, statusTrailers } from './wire-status.js';
 import type { WireStatus } from './wire-status.js';
 
@@ -103,6 +104,8 @@ export function serveGrpcFront(sock: Socket, head: Buffer, opts: GrpcFrontOption
     ...(opts.maxConcurrentStreams !== undefined ? { maxConcurrentStreams: opts.maxConcurrentStreams } : {}),
     onClose: () => relay.close(),
     open: (stream, request) => {
+      const refused = refuseNonGrpc(stream, request);
+      if (refused) return refused;
       markPeerName(request, peerName);
       const path = request[':path'];
       if (typeof path === 'string' && request[':method'] === 'POST' && servable(request)) {
