@@ -13,6 +13,7 @@
 import { loadavg } from 'node:os';
 import { EtcdClient } from '../src/etcd-client/etcd-client.js';
 import { StoreCluster } from '../src/harness/store-cluster.js';
+import { fromArgv } from './api/bench-options.js';
 import { fmt, latencies, percentile, type Latencies } from './api/stats.js';
 import { markdownTable } from './markdown-table.js';
 import { processCost } from './process-cost.js';
@@ -34,13 +35,7 @@ interface Round {
 }
 
 function option(argv: readonly string[], name: string, fallback: string): string {
-  const env = process.env[`BENCH_TXN_${name.replace(/-/g, '_').toUpperCase()}`];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === `--${name}`) return argv[i + 1] ?? fallback;
-    if (a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
-  }
-  return env ?? fallback;
+  return fromArgv(argv, name) ?? process.env[`BENCH_TXN_${name.replace(/-/g, '_').toUpperCase()}`] ?? fallback;
 }
 
 const VALUE = 'x'.repeat(1500);

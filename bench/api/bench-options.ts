@@ -40,7 +40,8 @@ const DEFAULTS: Record<keyof ApiBenchOptions, string> = {
 const kebab = (k: string): string => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const envName = (k: string): string => `BENCH_API_${kebab(k).replace(/-/g, '_').toUpperCase()}`;
 
-function fromArgv(argv: readonly string[], flag: string): string | undefined {
+/** `--flag value` or `--flag=value` from argv (the other benches read their options with it too). */
+export function fromArgv(argv: readonly string[], flag: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
     if (a === `--${flag}`) return argv[i + 1];

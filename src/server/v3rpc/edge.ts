@@ -17,7 +17,7 @@ import { materialize } from '../grpc/bidi.js';
 import type { WireStatus } from '../grpc/wire-status.js';
 import { first } from '../grpc/fast-unary.js';
 import type { LeaderGuard } from './leader-guard.js';
-import { requiresLeader } from './leader-guard.js';
+import { headersRequireLeader, requiresLeader } from './leader-guard.js';
 import { wireSize } from './etcd-proto.js';
 import type { AuthInfo } from '../auth/auth-state.js';
 import { PEER_NAME_HEADER, peerNameOfHeader, peerNameOfHeaders } from '../grpc/peer-name.js';
@@ -143,11 +143,6 @@ export interface UnaryCore {
   run(req: unknown, metadata: IncomingHttpHeaders): Promise<unknown>;
   /** The status a failed run() answers with (etcd's errors keep their code and message). */
   toStatus(e: unknown): WireStatus;
-}
-
-/** etcd's hasleader metadata, as the request's headers carry it. */
-function headersRequireLeader(metadata: IncomingHttpHeaders): boolean {
-  return first(metadata.hasleader) === 'true';
 }
 
 const CORES = new WeakMap<object, UnaryCore>();

@@ -5,8 +5,10 @@
 // serializable ranges and Status; the learner flag is asked of the store on every call when it can answer
 // synchronously (a member just joined as a learner must refuse at once), and polled with the leader otherwise.
 import type { Metadata } from '@grpc/grpc-js';
+import type { IncomingHttpHeaders } from 'node:http2';
 import type { Logger } from 'pino';
 import { etcdError } from '../../kv/errors.js';
+import { first } from '../grpc/fast-unary.js';
 import type { EtcdError } from '../../kv/errors.js';
 import type { StoreApi } from '../member/store-api.js';
 
@@ -21,6 +23,11 @@ export interface LeaderGuardOptions {
 
 export function requiresLeader(md: Metadata): boolean {
   return md.get('hasleader')[0] === 'true';
+}
+
+/** The same, as the headers of a call the client port serves itself carry it. */
+export function headersRequireLeader(headers: IncomingHttpHeaders): boolean {
+  return first(headers.hasleader) === 'true';
 }
 
 export class LeaderGuard {

@@ -7,8 +7,7 @@ import { status as Status } from '@grpc/grpc-js';
 import type { handleServerStreamingCall } from '@grpc/grpc-js';
 import type { WireStatus } from '../grpc/wire-status.js';
 import { CallTracker, MethodCounters } from '../grpc/call-metrics.js';
-import { first } from '../grpc/fast-unary.js';
-import { requiresLeader } from './leader-guard.js';
+import { headersRequireLeader, requiresLeader } from './leader-guard.js';
 import type { EdgeContext, Who } from './edge.js';
 import { admitCall, headersCredentials, metadataCredentials, statusError, toStatus, whoFor } from './edge.js';
 import type { Credentials } from './edge.js';
@@ -115,7 +114,7 @@ export function serverStream<Req, Res>(
     call.on('cancelled', () => opened.cancel());
   };
   CORES.set(handler, {
-    open: (req, t, metadata) => open(req as Req, t, first(metadata.hasleader) === 'true', headersCredentials(metadata)),
+    open: (req, t, metadata) => open(req as Req, t, headersRequireLeader(metadata), headersCredentials(metadata)),
   });
   return handler;
 }
