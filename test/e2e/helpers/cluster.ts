@@ -119,6 +119,8 @@ function etcd3Client(hosts: string[]): Etcd3 {
   return new Etcd3({
     hosts,
     faultHandling: { host: () => noop, global: noop },
+    // As etcdctl's clientv3: answers of any size (grpc-js's own default stops at 4 MiB).
+    grpcOptions: { 'grpc.max_receive_message_length': -1 },
     defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + 10_000 }),
   });
 }
