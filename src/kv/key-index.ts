@@ -34,9 +34,16 @@ export class Generation {
       this.subs = sub === 0 ? undefined : [sub];
       return;
     }
-    this.mains.push(main);
-    if (this.subs) this.subs.push(sub);
-    else if (sub !== 0) {
+    if (this.mains.length < EXACT_UP_TO) {
+      // A short history grows by exact-size copies: push on a 1-element array reserves room for 19, and
+      // most keys stay short (a put and a delete: the 500,000 tombstones of one big delete).
+      this.mains = grown(this.mains, main);
+      if (this.subs) this.subs = grown(this.subs, sub);
+    } else {
+      this.mains.push(main);
+      if (this.subs) this.subs.push(sub);
+    }
+    if (!this.subs && sub !== 0) {
       this.subs = this.mains.map(() => 0);
       this.subs[this.subs.length - 1] = sub;
     }
@@ -51,6 +58,18 @@ export class Generation {
 
 /** Shared by every empty generation; never mutated (append replaces it). */
 const EMPTY_REVS: number[] = [];
+
+/** Histories shorter than this grow by exact-size copies (amortized growth above). */
+const EXACT_UP_TO = 8;
+
+/** A copy of `a` with `x` appended, exactly as long as it needs to be. */
+function grown(a: readonly number[], x: number): number[] {
+  const n = a.length;
+  const b = new Array<number>(n + 1);
+  for (let i = 0; i < n; i++) b[i] = a[i] as number;
+  b[n] = x;
+  return b;
+}
 
 export interface VisibleRevision {
   readonly main: number;
@@ -108,7 +127,9 @@ export class KeyIndex extends Generation {
     g.created = this.created;
     g.mains = this.mains;
     g.subs = this.subs;
-    (this.closed ??= []).push(g);
+    // An exact one-element array for the first closed generation ([] and push would reserve 17 slots).
+    if (this.closed) this.closed.push(g);
+    else this.closed = [g];
     this.ver = 0;
     this.created = 0;
     this.mains = EMPTY_REVS;

@@ -132,14 +132,14 @@ export interface ServerStream {
   headers(block: Block, endStream: boolean): void;
   /**
    * A whole response at once: headers, the body's pieces, trailers. Refused with RST_STREAM
-   * ENHANCE_YOUR_CALM when the connection already holds MAX_CONNECTION_BUFFER unsent (a client that does
-   * not read).
+   * ENHANCE_YOUR_CALM when the connection is full() (its other streams hold more than
+   * MAX_CONNECTION_BUFFER unsent: a client that does not read).
    */
   respond(headers: Block, body: readonly Buffer[], trailers: Block): void;
   /**
    * Whether an answer may be made now: false, and the stream refused with RST_STREAM ENHANCE_YOUR_CALM,
-   * when the connection already holds MAX_CONNECTION_BUFFER unsent, so that a client that does not read
-   * costs no more answers.
+   * when the connection is full() (more than MAX_CONNECTION_BUFFER unsent besides its largest answer),
+   * so that a client that does not read costs no more answers.
    */
   reserve(): boolean;
   /** Data, sent from now as the windows allow; false when the stream is past its high water (room() follows). */
@@ -246,7 +246,7 @@ class Stream implements ServerStream {
 
   reserve(): boolean {
     if (this.over) return false;
-    if (this.conn.buffered() <= MAX_CONNECTION_BUFFER) return true;
+    if (!this.conn.full()) return true;
     this.conn.refuse(this, E_ENHANCE_YOUR_CALM, 'connection buffer full');
     return false;
   }
@@ -256,7 +256,7 @@ class Stream implements ServerStream {
     // Refused only when the client already leaves that much unread: an answer is built before it gets here,
     // so refusing it saves nothing, and one answer may be larger than the bound (a 500,000-key delete's
     // prev_kvs: etcd sends answers up to 2 GiB).
-    if (this.conn.buffered() > MAX_CONNECTION_BUFFER) return this.conn.refuse(this, E_ENHANCE_YOUR_CALM, 'connection buffer full');
+    if (this.conn.full()) return this.conn.refuse(this, E_ENHANCE_YOUR_CALM, 'connection buffer full');
     this.headers(headers, false);
     for (const b of body) {
       if (b.length === 0) continue;
@@ -469,6 +469,21 @@ class Http2ServerConnection implements ServerConnection {
   /** Unsent bytes the connection holds: framed, in the socket, and queued in streams. */
   buffered(): number {
     return this.outBytes + this.sock.writableLength + this.queuedAll;
+  }
+
+  /**
+   * Whether the connection holds too much unsent to take more work: more than MAX_CONNECTION_BUFFER
+   * besides its largest answer in flight. One answer may be larger than the bound (a 500,000-key
+   * delete's prev_kvs; etcd sends answers up to 2 GiB), and a client reading it slowly still gets its
+   * small answers on the same connection, as it does from etcd; one that reads nothing gets at most
+   * that answer and the bound more.
+   */
+  full(): boolean {
+    const total = this.buffered();
+    if (total <= MAX_CONNECTION_BUFFER) return false;
+    let largest = 0;
+    for (const st of this.streams.values()) if (st.queued > largest) largest = st.queued;
+    return total - largest > MAX_CONNECTION_BUFFER;
   }
 
   unqueued(n: number): void {
@@ -701,7 +716,7 @@ class Http2ServerConnection implements ServerConnection {
     if (this.goingAway) return; // past the GOAWAY's last stream id: the client retries it elsewhere
     if (tooLarge) return this.refuseNew(id, E_ENHANCE_YOUR_CALM, 'header list too large');
     if (this.streams.size >= this.maxStreams) return this.refuseNew(id, E_REFUSED_STREAM, 'too many concurrent streams');
-    if (this.buffered() > MAX_CONNECTION_BUFFER) return this.refuseNew(id, E_ENHANCE_YOUR_CALM, 'connection buffer full');
+    if (this.full()) return this.refuseNew(id, E_ENHANCE_YOUR_CALM, 'connection buffer full');
     const request = requestHeaders(fields);
     if (typeof request === 'string') return this.refuseNew(id, E_PROTOCOL, request);
     if (++this.openedThisTurn >= STREAMS_PER_TURN) this.yieldTurn();

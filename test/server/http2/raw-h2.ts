@@ -103,7 +103,8 @@ function bytesField(field: number, b: Buffer): Buffer {
 export const RANGE = '/etcdserverpb.KV/Range';
 export const PUT = '/etcdserverpb.KV/Put';
 export const WATCH = '/etcdserverpb.Watch/Watch';
-export const rangeRequest = (key: string): Buffer => bytesField(1, Buffer.from(key));
+export const rangeRequest = (key: string, rangeEnd?: string): Buffer =>
+  rangeEnd === undefined ? bytesField(1, Buffer.from(key)) : Buffer.concat([bytesField(1, Buffer.from(key)), bytesField(2, Buffer.from(rangeEnd))]);
 export const putRequest = (key: string, value: Buffer): Buffer => Buffer.concat([bytesField(1, Buffer.from(key)), bytesField(2, value)]);
 export const watchCreate = (key: string): Buffer => bytesField(1, bytesField(1, Buffer.from(key)));
 
