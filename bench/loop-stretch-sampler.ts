@@ -11,29 +11,19 @@
 // The times are process.hrtime's, in microseconds: the clock of a `--cpu-prof` profile's timestamps and of
 // `perf record -k CLOCK_MONOTONIC`, so the samples inside each stretch can be picked out of either. A
 // development tool: nothing in Setpoint imports it, and it costs a timer every millisecond.
-import { appendFileSync, openSync, readSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
+import { threadRunTime } from '../src/server/embed/loop-delay.js';
 
 const THRESHOLD_MS = Number(process.env.LOOP_STRETCH_MS ?? 25);
 const file = `/tmp/loop-stretch-${process.pid}.log`;
 
-let fd: number | undefined;
-try {
-  fd = openSync('/proc/thread-self/schedstat', 'r');
-} catch {
-  fd = undefined;
-}
-const buf = Buffer.allocUnsafe(96);
-
-/** The loop thread's run time in ns (schedstat's first field), or the process's CPU time where there is none. */
-function ranNs(): number {
-  if (fd === undefined) {
+/** The loop thread's run time in ns, or the process's CPU time where the kernel gives none. */
+const ranNs =
+  threadRunTime() ??
+  ((): number => {
     const u = process.cpuUsage();
     return (u.user + u.system) * 1000;
-  }
-  const n = readSync(fd, buf, 0, buf.length, 0);
-  const space = buf.indexOf(0x20);
-  return Number(buf.toString('latin1', 0, space > 0 && space < n ? space : n));
-}
+  });
 
 let lastT = process.hrtime.bigint();
 let lastRan = ranNs();

@@ -70,19 +70,17 @@ const CHUNK = 1 << CHUNK_BITS;
 class Appended {
   private readonly keyChunks: Buffer[][] = [];
   private readonly valueChunks: Buffer[][] = [];
-  private last: Buffer | undefined;
   length = 0;
 
   /** False when `key` does not sort after the last key appended. */
   tryAppend(key: Buffer, value: Buffer): boolean {
-    if (this.last !== undefined && Buffer.compare(this.last, key) >= 0) return false;
+    if (this.length > 0 && Buffer.compare(this.key(this.length - 1), key) >= 0) return false;
     if ((this.length & (CHUNK - 1)) === 0) {
       this.keyChunks.push([]);
       this.valueChunks.push([]);
     }
     (this.keyChunks[this.keyChunks.length - 1] as Buffer[]).push(key);
     (this.valueChunks[this.valueChunks.length - 1] as Buffer[]).push(value);
-    this.last = key;
     this.length++;
     return true;
   }

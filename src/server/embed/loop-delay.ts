@@ -48,7 +48,7 @@ export interface LoopDelaySummary {
  * Reads the loop thread's run time in ns: /proc/thread-self/schedstat (opened from the loop's thread, so it
  * names that thread), or undefined where there is none (not Linux, or scheduler statistics compiled out).
  */
-function threadRunTime(): (() => number) | undefined {
+export function threadRunTime(): (() => number) | undefined {
   let fd: number;
   try {
     fd = openSync('/proc/thread-self/schedstat', 'r');
