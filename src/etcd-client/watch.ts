@@ -41,7 +41,11 @@ export interface WatchSpec {
 }
 
 export interface WatchLimits {
-  /** Past either bound the watch is set aside on the server until its consumer drains half of it. */
+  /**
+   * Past either bound the watch is set aside on the server until its consumer drains half of it. It holds
+   * at most the bound plus the one revision that crossed it: a response that would carry it further is cut
+   * between revisions, and its rest is asked for again from history.
+   */
   readonly maxBufferedEvents: number;
   readonly maxBufferedBytes: number;
 }
@@ -125,6 +129,10 @@ export class ClientWatch implements AsyncIterable<WatchBatch> {
       const kv = toKeyValue(e.kv);
       // Anything at or below the last revision taken in came before, on an earlier stream.
       if (kv.modRevision <= this.last) continue;
+      // One response may hold a thousand revisions (a catch-up): past the bound the rest is left on the
+      // server, cut between revisions, and asked for again once the consumer has drained the watch.
+      const prev = events.at(-1);
+      if (prev && prev.kv.modRevision !== kv.modRevision && this.over(events.length, bytes)) break;
       events.push(e.prevKv && e.prevKv.key.length > 0 ? { type: e.type, kv, prevKv: toKeyValue(e.prevKv) } : { type: e.type, kv });
       bytes += eventBytes(e);
     }
@@ -219,12 +227,17 @@ export class ClientWatch implements AsyncIterable<WatchBatch> {
     this.buffer.push({ batch: b, bytes });
     this.bufferedEvents += events;
     this.bufferedBytes += bytes;
-    if (!this.suspended && (this.bufferedEvents > this.limits.maxBufferedEvents || this.bufferedBytes > this.limits.maxBufferedBytes)) {
+    if (!this.suspended && this.over(0, 0)) {
       this.suspended = true;
       this.suspensions++;
       this.carrier.suspend(this);
     }
     this.wakeUp();
+  }
+
+  /** Whether the watch holds more than its bound, with `events` and `bytes` more. */
+  private over(events: number, bytes: number): boolean {
+    return this.bufferedEvents + events > this.limits.maxBufferedEvents || this.bufferedBytes + bytes > this.limits.maxBufferedBytes;
   }
 
   private belowLowWater(): boolean {
