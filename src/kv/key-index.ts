@@ -49,6 +49,11 @@ export class Generation {
     }
   }
 
+  /** Calls f with each of the first n revisions. */
+  forFirst(n: number, f: (main: number, sub: number) => void): void {
+    for (let i = 0; i < n; i++) f(this.mains[i] as number, this.sub(i));
+  }
+
   /** Drops the first n revisions. */
   dropFirst(n: number): void {
     this.mains = this.mains.slice(n);
@@ -176,15 +181,20 @@ export class KeyIndex extends Generation {
   }
 
   /**
-   * Forgets history superseded at `atRev`. Returns the revision that must stay in the backend (the
-   * value visible at atRev), if any. After this, hasNoHistory() tells whether the key can be dropped.
+   * Forgets history superseded at `atRev`, calling `dropped` with each revision forgotten (its record can
+   * go from the backend). Returns the revision that must stay in the backend (the value visible at atRev),
+   * if any. After this, hasNoHistory() tells whether the key can be dropped.
    */
-  compact(atRev: number): Revision | undefined {
+  compact(atRev: number, dropped: (main: number, sub: number) => void = () => undefined): Revision | undefined {
     // Drop closed generations whose tombstone is at or before atRev.
     const c = this.closed;
     if (c) {
       let gi = 0;
-      while (gi < c.length && ((c[gi] as Generation).mains[(c[gi] as Generation).mains.length - 1] as number) <= atRev) gi++;
+      while (gi < c.length && ((c[gi] as Generation).mains[(c[gi] as Generation).mains.length - 1] as number) <= atRev) {
+        const g = c[gi] as Generation;
+        g.forFirst(g.mains.length, dropped);
+        gi++;
+      }
       if (gi > 0) this.closed = gi === c.length ? undefined : c.slice(gi);
     }
     const g = this.genAt(0);
@@ -197,7 +207,10 @@ export class KeyIndex extends Generation {
       }
     }
     if (j < 0) return undefined;
-    if (j > 0) g.dropFirst(j);
+    if (j > 0) {
+      g.forFirst(j, dropped);
+      g.dropFirst(j);
+    }
     return { main: g.mains[0] as number, sub: g.sub(0) };
   }
 }

@@ -27,14 +27,14 @@ import { newKeyIndexTree } from './index-tree.js';
 import { etcdSnapshotChunks } from './etcd-snapshot.js';
 import type { SnapshotMember } from './etcd-snapshot.js';
 import { etcdError } from './errors.js';
-import { REV_PREFIX, parseRevKey, revKey } from './revision.js';
+import { REV_KEY_LEN, REV_PREFIX, parseRevKey, revKey } from './revision.js';
 import { fromKey, keyRange, toKey } from './key-range.js';
 import { DEFAULT_MAX_TXN_OPS, checkPut, checkRange, checkTxn, putCost } from './txn-check.js';
 import { Lessor } from './lessor.js';
 import { LeaseClocks } from './lease-clocks.js';
-import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey } from './record.js';
+import { decodeRecord, decodeRecordStrings, encodeRecord, recordKey, recordLength } from './record.js';
+import { SupersededBytes } from './superseded.js';
 import { SLICE_BUDGET_MS, SLICE_ITEMS, runNow, runSliced, sortSliced, turn } from './sliced.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Sliced } from './sliced.js';
 
 export interface KvStoreOptions {
@@ -72,6 +72,16 @@ const COMPACT_CHUNK = 2000;
 /** Records physical compaction deletes per batch written. */
 const COMPACT_FLUSH = 20_000;
 
+/** Backend bytes of a key's latest record while the key is live (what the index holds is that record). */
+function liveRecordBytes(ki: KeyIndex): number {
+  return REV_KEY_LEN + recordLength(ki.key.length, (ki.value as string).length, ki.lease.length);
+}
+
+/** Backend bytes of a tombstone of a key of `keyLen` bytes. */
+function tombstoneBytes(keyLen: number): number {
+  return REV_KEY_LEN + recordLength(keyLen, 0, 1);
+}
+
 /** Whether a txn deletes a key range anywhere (either branch, nested txns included). */
 function deletesRange(req: TxnRequest): boolean {
   for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
@@ -107,6 +117,8 @@ interface WriteTxn {
 export class KvStore extends LeaseClocks {
   /** Replaced whole when a snapshot is installed (load() builds the new one aside). */
   private index = newKeyIndexTree();
+  /** The bytes of superseded records by the revision that superseded them, for compaction (replaced with the index). */
+  private superseded = new SupersededBytes();
   /** Revision of the last write transaction that changed something; 1 for an empty store. */
   currentRev = 1;
   /** The head revision the backend was last given by flush() (0: none yet). */
@@ -156,6 +168,7 @@ export class KvStore extends LeaseClocks {
     // Records come in revision order, keys at random: gather them in a hash map, then fill the tree
     // in key order, which is far cheaper than a million random tree inserts and lookups.
     const staging = new Map<string, KeyIndex>();
+    const superseded = new SupersededBytes();
     await this.backend.scan(Buffer.from([REV_PREFIX]), Buffer.from([REV_PREFIX + 1]), (k, v) => {
       const rev = parseRevKey(k);
       const r = decodeRecordStrings(v);
@@ -164,8 +177,10 @@ export class KvStore extends LeaseClocks {
         ki = new KeyIndex(r.key);
         staging.set(r.key, ki);
       }
+      if (ki.isLive()) superseded.add(rev.main, liveRecordBytes(ki));
       if (r.tombstone) {
         ki.tombstone(rev.main, rev.sub);
+        superseded.add(rev.main, k.length + v.length);
       } else {
         ki.put(rev.main, rev.sub, { created: r.createRevision, version: r.version });
         ki.value = r.value;
@@ -188,6 +203,7 @@ export class KvStore extends LeaseClocks {
       })(),
     );
     this.index = index;
+    this.superseded = superseded;
     this.currentRev = Math.max(this.currentRev, this.compactRev, (await this.backend.getMeta<number>('currentRev')) ?? 1);
     for await (const [k, v] of this.backend.iterate(Buffer.from([LEASE_PREFIX]), Buffer.from([LEASE_PREFIX + 1]))) {
       const { id, ttl } = decodeLease(k, v);
@@ -465,6 +481,7 @@ export class KvStore extends LeaseClocks {
     // The previous value is only materialized when someone will look at it (events, prev_kv).
     const prev = wantPrev || this.prevKvWanted() ? this.currentKv(ki) : undefined;
     if (ki.lease !== '0') this.lessor.detach(ki.lease, key);
+    if (ki.isLive()) this.superseded.add(tx.main, liveRecordBytes(ki));
     ki.put(tx.main, tx.sub);
     ki.value = value.toString('latin1');
     ki.lease = lease;
@@ -494,6 +511,8 @@ export class KvStore extends LeaseClocks {
       if (prevKvs && prev) prevKvs.push(prev);
       if (ki.lease !== '0') this.lessor.detach(ki.lease, ki.key);
       const kv: KeyValue = { key: prev ? prev.key : fromKey(ki.key), createRevision: 0, modRevision: tx.main, version: 0, value: EMPTY, lease: '0' };
+      // The tombstone dies with the record it supersedes: a compaction at or above tx.main removes both.
+      this.superseded.add(tx.main, liveRecordBytes(ki) + tombstoneBytes(ki.key.length));
       ki.tombstone(tx.main, tx.sub);
       this.writeRecord(tx, kv, true);
       tx.events.push(wantPrev && prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
@@ -878,17 +897,22 @@ export class KvStore extends LeaseClocks {
   leaseGrant(id: string, ttl: number, consistentIndex?: number): { id: string; ttl: number } {
     this.checkQuota(1);
     const l = this.lessor.grant(id, ttl);
-    this.backend.put(leaseKey(id), leaseValue(l.ttl));
-    this.backend.size += 16;
+    const k = leaseKey(id);
+    const v = leaseValue(l.ttl);
+    this.backend.put(k, v);
+    this.backend.size += k.length + v.length;
     if (consistentIndex !== undefined) this.markApplied(consistentIndex);
     return { id, ttl: l.ttl };
   }
 
   /** Applies a LeaseRevoke: the lease's keys are deleted in one revision. */
   leaseRevoke(id: string, consistentIndex?: number): number {
+    const ttl = this.lessor.lookup(id)?.ttl;
     const keys = this.lessor.revoke(id);
-    this.backend.del(leaseKey(id));
-    this.backend.size = Math.max(0, this.backend.size - 16);
+    const k = leaseKey(id);
+    this.backend.del(k);
+    // The record's bytes as granted, as start-up counts them (ttl is known: revoke throws for no lease).
+    this.backend.size = Math.max(0, this.backend.size - k.length - leaseValue(ttl as number).length);
     const tx = this.beginWrite();
     for (const k of keys) this.doDelete(tx, { start: k, end: undefined });
     return this.endWrite(tx, consistentIndex);
@@ -915,53 +939,39 @@ export class KvStore extends LeaseClocks {
 
   /**
    * Drops what compaction at `rev` made unreachable: history in the key index, keys left with none, and
-   * their records on disk. It works a chunk of keys or records per turn of the event loop, so a large key
-   * space (150,000 keys: half a second in one piece) never holds up the member's reads, writes and
-   * heartbeats. That is safe while writes go on: they only add revisions above `rev`, a chunk drops the
-   * keys it emptied before it yields, and the next chunk resumes from the last key it saw.
+   * their records in the backend. The index says which records those are, and the superseded-bytes ledger
+   * what they weigh, so nothing is read back: reading two million records (a native buffer for each key and
+   * value, freed by the garbage collector in bulk) held the loop 100-400 ms at a time inside the allocator.
+   * It works a chunk of keys per turn of the event loop, so a large key space (150,000 keys: half a second
+   * in one piece) never holds up the member's reads, writes and heartbeats. That is safe while writes go
+   * on: they only add revisions above `rev`, a chunk drops the keys it emptied before it yields, and the
+   * next chunk resumes from the last key it saw. A record still in the write buffers is deleted there.
    */
   private async physicallyCompact(rev: number): Promise<void> {
-    const keep = new Set<string>();
+    const backend = this.backend;
+    const drop = (main: number, sub: number): void => backend.del(revKey(main, sub));
     let after: string | undefined;
     for (;;) {
-      const drop: string[] = [];
+      const emptied: string[] = [];
       let seen = 0;
       for (const [k, ki] of this.index.entries(after)) {
         if (k === after) continue;
-        const kept = ki.compact(rev);
-        if (kept) keep.add(revKey(kept.main, kept.sub).toString('latin1'));
-        if (ki.hasNoHistory()) drop.push(k);
+        ki.compact(rev, drop);
+        if (ki.hasNoHistory()) emptied.push(k);
         after = k;
         if (++seen === COMPACT_CHUNK) break;
       }
-      for (const k of drop) this.index.delete(k);
+      for (const k of emptied) this.index.delete(k);
+      // What compaction removes no read can reach, and removing it again after a crash is harmless, so it
+      // may reach the disk in pieces: two million deletes in one buffer were two million live entries.
+      if (backend.pendingCount() >= COMPACT_FLUSH) await backend.flush();
       if (seen < COMPACT_CHUNK) break;
       await turn();
     }
-    let removed = 0;
-    let dropped = 0;
-    // Once the buffered writes are on disk, so is every record at or below `rev` (later writes only add
-    // revisions above it): the history is read straight from the database, a batch per call, instead of
-    // one record per promise through iterate()'s merge (two million of them outlived a minute).
-    await this.backend.flush();
-    for await (const batch of this.backend.snapshotBatches(revKey(0, 0), revKey(rev + 1, 0))) {
-      for (const [k, v] of batch) {
-        if (keep.has(k.toString('latin1'))) continue;
-        this.backend.del(k);
-        removed += k.length + v.length;
-        // What compaction removes no read can reach, and removing it again after a crash is harmless, so it
-        // may reach the disk in pieces. Two million deletes in one buffer and batch were two million live
-        // entries (and the rehashes of a Map that size) in one piece of garbage collection and of work.
-        if (++dropped % COMPACT_FLUSH === 0) await this.backend.flush();
-      }
-      // A turn per batch, and no scavenge asked for: what a batch allocates dies with it, and a scavenge
-      // forced while V8 still sweeps the pages the index phase freed waited for the sweep (0.1-0.9 s).
-      await nextTurn();
-    }
-    this.backend.size = Math.max(0, this.backend.size - removed);
+    backend.size = Math.max(0, backend.size - this.superseded.takeUpTo(rev));
     // A restart finds compactDone below compactRev and compacts again; deleting what is gone is harmless.
-    this.backend.putMeta('compactDone', rev);
-    await this.backend.flush();
+    backend.putMeta('compactDone', rev);
+    await backend.flush();
   }
 
   /** Waits for background compaction to finish. */

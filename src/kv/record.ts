@@ -16,9 +16,14 @@ export interface RecordFields {
 
 const HEADER = 1 + 8 + 8 + 2;
 
+/** The length encodeRecord gives a record of these field lengths (byte lengths; the lease is ASCII). */
+export function recordLength(keyLen: number, valueLen: number, leaseLen: number): number {
+  return HEADER + leaseLen + 4 + keyLen + valueLen;
+}
+
 export function encodeRecord(r: RecordFields): Buffer {
   const leaseLen = r.lease.length;
-  const b = Buffer.allocUnsafe(HEADER + leaseLen + 4 + r.key.length + r.value.length);
+  const b = Buffer.allocUnsafe(recordLength(r.key.length, r.value.length, leaseLen));
   b[0] = r.tombstone ? 1 : 0;
   b.writeDoubleBE(r.createRevision, 1);
   b.writeDoubleBE(r.version, 9);
