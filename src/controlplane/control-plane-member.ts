@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { writeClientKubeconfig } from '../apiserver/pki/kubeconfig.js';
 import { readCertDirCa } from '../apiserver/pki/cert-dir.js';
-import { MEMBER_NODE_FLAGS, memberAllocatorEnv } from '../cli/member-node-flags.js';
+import { MEMBER_NODE_FLAGS } from '../cli/member-node-flags.js';
 import { readyz } from '../harness/kinds/apiserver.js';
 import { setpointMain } from '../harness/setpoint-main.js';
 import { waitFor } from '../harness/wait.js';
@@ -52,8 +52,8 @@ export class ControlPlaneMember {
     this.certDir = o.certDir ?? join(o.dataDir, 'pki');
   }
 
-  private component(name: ComponentName, args: readonly string[], nodeArgs: readonly string[] = [], env: Readonly<Record<string, string>> = {}): Supervised {
-    const s = new Supervised(name, { bin: process.execPath, args: [...nodeArgs, setpointMain(), ...args], env: { ...env, ...this.o.env } }, this.o.log, (line) => this.o.onLine(name, line));
+  private component(name: ComponentName, args: readonly string[], nodeArgs: readonly string[] = []): Supervised {
+    const s = new Supervised(name, { bin: process.execPath, args: [...nodeArgs, setpointMain(), ...args], env: { ...this.o.env } }, this.o.log, (line) => this.o.onLine(name, line));
     this.components.set(name, s);
     return s;
   }
@@ -63,7 +63,7 @@ export class ControlPlaneMember {
     const o = this.o;
     mkdirSync(o.dataDir, { recursive: true });
     const storeArgs = has(o.storeArgs, 'data-dir') ? o.storeArgs : [...o.storeArgs, `--data-dir=${join(o.dataDir, 'store')}`];
-    this.component('store', ['store', ...storeArgs], MEMBER_NODE_FLAGS, memberAllocatorEnv({ ...process.env, ...this.o.env })).start();
+    this.component('store', ['store', ...storeArgs], MEMBER_NODE_FLAGS).start();
     const apiArgs = [
       'apiserver',
       `--etcd-servers=${o.etcdServers.join(',')}`,

@@ -1,7 +1,7 @@
 // A store member, etcd 3.4's or Setpoint's: both take etcd's own flags, so the two kinds differ only in the
 // program (and its environment). A script that starts an etcd cluster starts a Setpoint one by changing
 // the program name; so does the harness.
-import { MEMBER_NODE_FLAGS, memberAllocatorEnv } from '../../cli/member-node-flags.js';
+import { MEMBER_NODE_FLAGS } from '../../cli/member-node-flags.js';
 import type { Command } from '../command.js';
 import { MemberClient } from '../member-client.js';
 import type { ProcessKind } from '../process-kind.js';
@@ -101,8 +101,8 @@ export const etcdMember: ProcessKind<StoreMemberSpec, StorePort> = {
 };
 
 /**
- * `setpoint store` from this checkout's build, with the Node options and the allocator Setpoint gives its
- * members (and SETPOINT_MEMBER_NODE_ARGS's, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile). Logs are JSON.
+ * `setpoint store` from this checkout's build, with the Node options Setpoint gives its members (and
+ * SETPOINT_MEMBER_NODE_ARGS's, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile). Logs are JSON.
  */
 export const setpointMember: ProcessKind<StoreMemberSpec, StorePort> = {
   name: 'setpoint',
@@ -117,7 +117,7 @@ export const setpointMember: ProcessKind<StoreMemberSpec, StorePort> = {
       'store',
       ...storeMemberFlags(spec, ports),
     ],
-    env: { SETPOINT_LOG_FORMAT: 'json', ...memberAllocatorEnv({ ...process.env, ...spec.env }), ...spec.env },
+    env: { SETPOINT_LOG_FORMAT: 'json', ...spec.env },
   }),
   ready: answersStatus,
 };

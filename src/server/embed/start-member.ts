@@ -1,6 +1,5 @@
 // Starts one store member from its flags: the member (Raft, storage, kv, watch), its peer transport on
 // the peer URLs and its client port (gRPC + /health, /version, /metrics) on the client URLs.
-import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { StoreFlags } from './store-flags.js';
 import { Member } from '../member/member.js';
@@ -107,7 +106,7 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
     electionTimeoutMs: flags.electionTimeout,
     setpointVersion: SETPOINT_VERSION,
   });
-  logger.info({ client: client.addresses, peer: peerAddresses, dataDir: flags.dataDir, allocator: memoryAllocator() }, 'serving');
+  logger.info({ client: client.addresses, peer: peerAddresses, dataDir: flags.dataDir }, 'serving');
   // A member that stops on its own (its removal) takes its client port down with it.
   const done = member.done.then(() => client.close());
   return {
@@ -120,13 +119,4 @@ export async function startMember(flags: StoreFlags, logger: Logger, env: NodeJS
       await client.close();
     },
   };
-}
-
-/** The malloc this process runs on: `jemalloc` when preloaded (src/cli/member-node-flags.ts says why), else `system`. */
-function memoryAllocator(): string {
-  try {
-    return readFileSync('/proc/self/maps', 'utf8').includes('libjemalloc') ? 'jemalloc' : 'system';
-  } catch {
-    return 'system';
-  }
 }
