@@ -223,9 +223,10 @@ describe('the 2019 HTTP/2 denial-of-service family (CVE-2019-9511 to 9518)', () 
     expect(Object.values(got).reduce((n, b) => n + b.length, 0)).toBe(36 * MiB);
     // And while that answer waits on a client that reads it slowly (its stream's window shut), the same
     // connection's small calls are answered, as from etcd: clients sharing one connection (grpc-js pools
-    // them) are not refused behind one big answer.
-    await rig.attack('a small call beside a 36 MiB answer the client holds back', async (url) => {
-      const c = await RawH2.open(url, { settings: [], keepFrames: false });
+    // them) are not refused behind one big answer. Not an attack: making a 36 MiB answer is a big request,
+    // whose hold on the loop is issue 25 §2's (`npm run bench:big`), so no loop bound applies here.
+    {
+      const c = await RawH2.open(rig.url, { settings: [], keepFrames: false });
       await c.send(Buffer.concat([windowUpdate(0, 2 ** 31 - 1 - 65_535), unaryCall(1, RANGE, rangeRequest('large/', 'large0'))]));
       await c.until(() => (c.dataBytes.get(1) ?? 0) >= 65_535 || c.isClosed, 'the big answer to fill its window');
       await c.send(unaryCall(3, RANGE, rangeRequest('k')));
@@ -234,7 +235,7 @@ describe('the 2019 HTTP/2 denial-of-service family (CVE-2019-9511 to 9518)', () 
       expect(c.resets.size).toBe(0);
       expect(c.goaway).toBeUndefined();
       c.destroy();
-    });
+    }
   });
 });
 
