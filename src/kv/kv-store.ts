@@ -77,11 +77,6 @@ function liveRecordBytes(ki: KeyIndex): number {
   return REV_KEY_LEN + recordLength(ki.key.length, (ki.value as string).length, ki.lease.length);
 }
 
-/** Backend bytes of a tombstone of a key of `keyLen` bytes. */
-function tombstoneBytes(keyLen: number): number {
-  return REV_KEY_LEN + recordLength(keyLen, 0, 1);
-}
-
 /** Whether a txn deletes a key range anywhere (either branch, nested txns included). */
 function deletesRange(req: TxnRequest): boolean {
   for (const op of [...(req.success ?? []), ...(req.failure ?? [])]) {
@@ -463,12 +458,14 @@ export class KvStore extends LeaseClocks {
     return { main: this.currentRev + 1, sub: 0, events: [], cost: 0 };
   }
 
-  private writeRecord(tx: WriteTxn, kv: KeyValue, tomb: boolean): void {
+  /** Buffers the record of one change; returns its backend bytes. */
+  private writeRecord(tx: WriteTxn, kv: KeyValue, tomb: boolean): number {
     const k = revKey(tx.main, tx.sub);
     const v = encodeRecord({ key: kv.key, value: kv.value, createRevision: kv.createRevision, version: kv.version, lease: kv.lease, tombstone: tomb });
     this.backend.putRecord(k, v);
     tx.cost += k.length + v.length;
     tx.sub++;
+    return k.length + v.length;
   }
 
   /** `keyBytes`: the key as bytes when the caller has them (the request's), saving a copy from `key`. */
@@ -511,10 +508,10 @@ export class KvStore extends LeaseClocks {
       if (prevKvs && prev) prevKvs.push(prev);
       if (ki.lease !== '0') this.lessor.detach(ki.lease, ki.key);
       const kv: KeyValue = { key: prev ? prev.key : fromKey(ki.key), createRevision: 0, modRevision: tx.main, version: 0, value: EMPTY, lease: '0' };
-      // The tombstone dies with the record it supersedes: a compaction at or above tx.main removes both.
-      this.superseded.add(tx.main, liveRecordBytes(ki) + tombstoneBytes(ki.key.length));
+      const live = liveRecordBytes(ki);
       ki.tombstone(tx.main, tx.sub);
-      this.writeRecord(tx, kv, true);
+      // The tombstone dies with the record it supersedes: a compaction at or above tx.main removes both.
+      this.superseded.add(tx.main, live + this.writeRecord(tx, kv, true));
       tx.events.push(wantPrev && prev ? { type: 'DELETE', kv, prevKv: prev } : { type: 'DELETE', kv });
       deleted++;
     };

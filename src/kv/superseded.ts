@@ -33,9 +33,4 @@ export class SupersededBytes {
     }
     return sum;
   }
-
-  /** Revisions with bytes not yet taken (for tests and diagnostics). */
-  get entries(): number {
-    return this.revs.length - this.head;
-  }
 }
